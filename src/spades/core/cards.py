@@ -1,0 +1,134 @@
+"""Cards and card sets.
+
+A card is an ``int``: ``face + 54 * copy``. The face numbers the 54 distinct cards of one pack:
+``suit * 13 + rank`` for the 52 suited cards (suits clubs, diamonds, hearts, spades = 0..3; ranks
+2..A = 0..12), then 52 for the little joker and 53 for the big joker. ``copy`` is 0, or 1 for the
+second pack of the six-handed game, so two identical cards stay distinct objects.
+
+A card set is an ``int`` used as a bit set over card numbers (bit ``c`` set = card ``c`` present).
+Bit sets make the hot paths of play (following suit, legal moves, removing a played card) single
+integer operations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import NewType
+
+from spades.core.errors import CardError
+
+Card = NewType("Card", int)
+"""A card number: ``face + 54 * copy`` (see the module docstring)."""
+
+CardSet = int
+"""A set of cards as a bit set over card numbers."""
+
+CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+SUITS = "CDHS"
+"""Suit letters in suit-number order."""
+RANKS = "23456789TJQKA"
+"""Rank letters, lowest first."""
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king", "ace")
+LITTLE_JOKER = 52
+BIG_JOKER = 53
+FACES_PER_PACK = 54
+JOKER_SUIT = 4
+"""The natural suit of a joker: none of the four (rules decide what a joker counts as)."""
+
+
+def face(card: int) -> int:
+    """The face of a card, ignoring which pack it came from."""
+    return card % FACES_PER_PACK
+
+
+def natural_suit(card: int) -> int:
+    """The printed suit of a card (``JOKER_SUIT`` for jokers)."""
+    f = card % FACES_PER_PACK
+    return f // 13 if f < 52 else JOKER_SUIT
+
+
+def natural_rank(card: int) -> int:
+    """The printed rank, 0 for a two up to 12 for an ace; 13 and 14 for the little and big joker."""
+    f = card % FACES_PER_PACK
+    return f % 13 if f < 52 else 13 + (f - 52)
+
+
+def card_text(card: int) -> str:
+    """The card's text as in ``rules.md``: ``AS``, ``TD``, ``2C``, ``BJ``, ``LJ``."""
+    f = card % FACES_PER_PACK
+    if f == BIG_JOKER:
+        return "BJ"
+    if f == LITTLE_JOKER:
+        return "LJ"
+    return RANKS[f % 13] + SUITS[f // 13]
+
+
+def card_name(card: int) -> str:
+    """The card in words for players: ``ace of spades``, ``big joker``."""
+    f = card % FACES_PER_PACK
+    if f == BIG_JOKER:
+        return "big joker"
+    if f == LITTLE_JOKER:
+        return "little joker"
+    return f"{RANK_NAMES[f % 13]} of {SUIT_NAMES[f // 13]}"
+
+
+def parse_face(text: object) -> int:
+    """Parse a card's text (``AS``, ``10D``, ``td``, ``BJ``) to its face number.
+
+    Raises ``CardError`` quoting the input when it is not a card.
+    """
+    if not isinstance(text, str):
+        raise CardError(f"{text!r} is not a card: cards are written like 'AS', 'TD', '2C', 'BJ'")
+    t = text.strip().upper()
+    if t == "BJ":
+        return BIG_JOKER
+    if t == "LJ":
+        return LITTLE_JOKER
+    if t.startswith("10"):
+        t = "T" + t[2:]
+    if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
+        raise CardError(f"{text!r} is not a card: cards are written like 'AS', 'TD', '2C', 'BJ'")
+    return SUITS.index(t[1]) * 13 + RANKS.index(t[0])
+
+
+def bit(card: int) -> CardSet:
+    """The card set holding just ``card``."""
+    return 1 << card
+
+
+def cards_of(cards: CardSet) -> list[int]:
+    """The cards of a set, lowest card number first."""
+    out: list[int] = []
+    while cards:
+        low = cards & -cards
+        out.append(low.bit_length() - 1)
+        cards ^= low
+    return out
+
+
+def iter_cards(cards: CardSet) -> Iterator[int]:
+    """Iterate over the cards of a set, lowest card number first."""
+    while cards:
+        low = cards & -cards
+        yield low.bit_length() - 1
+        cards ^= low
+
+
+def card_set(cards: Iterable[int]) -> CardSet:
+    """The set of the given card numbers."""
+    s = 0
+    for c in cards:
+        s |= 1 << c
+    return s
+
+
+def count(cards: CardSet) -> int:
+    """How many cards are in a set."""
+    return cards.bit_count()
+
+
+def set_text(cards: CardSet) -> list[str]:
+    """The texts of a set's cards, lowest card number first."""
+    return [card_text(c) for c in iter_cards(cards)]
