@@ -385,6 +385,7 @@ def _build_layout(r: Rules) -> Layout:
 def _layout_cached(players: int, partnerships: bool, deck: str, removed: tuple[str, ...],
                    top: tuple[str, ...], dealer_discard: int) -> Layout:
     n = players
+    sides: tuple[tuple[int, ...], ...]
     if partnerships:
         half = n // 2
         sides = tuple((s, s + half) for s in range(half))

@@ -163,33 +163,32 @@ def bits_left(n: int, k: int) -> float:
     _check(n, k)
     scale = 2 ** (k * n)
     fact = math.factorial(n)
-    log_fact = math.log(fact)
     total = 0.0
     for a, c in zip(eulerian_row(n), _numerators(n, k), strict=True):
-        log_u = math.log(a) - log_fact
-        num = fact * c
+        u = a / fact  # int / int: correctly rounded
+        num = fact * c  # x = num / scale
         if 2 * abs(num - scale) <= scale:
-            log_f = _log_f_near_one((num - scale) / scale)
+            total += u * _f_near_one((num - scale) / scale)
         elif num < scale:
             x = num / scale
-            log_f = math.log1p(x * math.log(x) - x) if x > 0 else 0.0
+            total += u * (x * math.log(x) - x + 1) if x > 0 else u
         else:
-            log_x = math.log(num) - math.log(scale)
-            log_f = log_x + math.log(log_x - 1 + math.exp(-log_x))
-        if log_f != -math.inf:
-            total += math.exp(log_u + log_f)
+            # u * f(x) = w * (ln x - 1) + u with w = u * x, which stays finite however large x is.
+            w = a * c / scale
+            log_x = math.log(num / scale) if num < _FLOAT_MAX * scale else math.log(num) - math.log(scale)
+            total += w * (log_x - 1) + u
     return total / math.log(2)
 
 
-def _log_f_near_one(delta: float) -> float:
-    # log f(1 + delta) for |delta| <= 1/2, f(x) = x ln x - x + 1.
-    if delta == 0:
-        return -math.inf
+_FLOAT_MAX = 2**1000
+
+
+def _f_near_one(delta: float) -> float:
+    # f(1 + delta) for |delta| <= 1/2, f(x) = x ln x - x + 1.
     if abs(delta) < 1e-2:
         # f(1 + d) = sum_{m >= 2} (-1)^m d^m / (m (m - 1)); 12 terms leave an error below 1e-24 * d^2.
-        series = sum((-delta) ** m / (m * (m - 1)) for m in range(2, 14))
-        return math.log(series)
-    return math.log((1 + delta) * math.log1p(delta) - delta)
+        return sum((-delta) ** m / (m * (m - 1)) for m in range(2, 14))
+    return (1 + delta) * math.log1p(delta) - delta
 
 
 @dataclass(frozen=True)

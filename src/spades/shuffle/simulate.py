@@ -2,7 +2,7 @@
 
 A finished hand of spades goes back into the pack as thirteen tricks of four cards, mostly one suit
 each (seed 000), so the pack is far from random before the first pass. ``simulate`` repeats, for each
-trial: play a plausible hand (``played_tricks``), gather the tricks into a pack (``gather``), run
+trial: play a plausible hand (``play_random_hand``), gather the tricks into a pack (``gather``), run
 ``k`` passes of a shuffle model, deal 13 cards to each of four seats one at a time, and measure what
 a player would notice, for every ``k`` in the range asked for:
 
@@ -55,31 +55,39 @@ _SHAPE_LIST = sorted(_SHAPES_EXACT, reverse=True)
 _PAIRS = same_hand_pair_moments(SEATS, HAND, groups=13, group_size=SEATS)
 
 
-def played_tricks(rng: random.Random) -> list[list[int]]:
-    """The 13 tricks of a plausible hand of four-player spades, cards in the order played.
+@dataclass(frozen=True)
+class PlayedHand:
+    """The tricks of one hand of four-player spades, as played."""
 
-    A uniform deal, then random legal play: the leader leads any card of a suit other than spades
-    until spades are broken (or only spades are left), the others follow suit with a random card of
-    the suit led when they can, and otherwise trump with a spade half the time they hold one, else
-    discard at random. The highest spade, else the highest card of the suit led, wins and leads next.
-    Cards are face numbers 0..51 (``suit * 13 + rank``).
+    tricks: tuple[tuple[int, ...], ...]
+    """Each trick's four cards in the order played (face numbers 0..51, ``suit * 13 + rank``)."""
+    leaders: tuple[int, ...]
+    """The seat that led each trick; the card ``i`` of a trick was played by ``(leader + i) % 4``."""
+    winners: tuple[int, ...]
+    """The seat that won each trick (and led the next)."""
+
+
+def play_random_hand(rng: random.Random) -> PlayedHand:
+    """A plausible hand of four-player spades: a uniform deal, then random legal play.
+
+    The leader leads any card of a suit other than spades until spades are broken (or only spades are
+    left); the others follow suit with a random card of the suit led when they can, and otherwise
+    trump with a spade half the time they hold one, else discard at random. The highest spade, else
+    the highest card of the suit led, wins and leads next. So most tricks are four cards of one suit,
+    with the occasional trump or discard, as at a real table.
     """
-    return _play(rng)[0]
-
-
-def _play(rng: random.Random) -> tuple[list[list[int]], list[int]]:
     deck = list(range(DECK))
     rng.shuffle(deck)
     hands = [sorted(deck[s::SEATS]) for s in range(SEATS)]
     leader = rng.randrange(SEATS)
     broken = False
-    tricks: list[list[int]] = []
+    tricks: list[tuple[int, ...]] = []
+    leaders: list[int] = []
     winners: list[int] = []
     for _ in range(HAND):
         trick: list[int] = []
         for i in range(SEATS):
-            seat = (leader + i) % SEATS
-            hand = hands[seat]
+            hand = hands[(leader + i) % SEATS]
             if i == 0:
                 options = hand if broken else [c for c in hand if c // 13 != SPADE_SUIT] or hand
             else:
@@ -96,13 +104,14 @@ def _play(rng: random.Random) -> tuple[list[list[int]], list[int]]:
             best = max(c for c in trick if c // 13 == SPADE_SUIT)
         else:
             best = max(c for c in trick if c // 13 == trick[0] // 13)
+        tricks.append(tuple(trick))
+        leaders.append(leader)
         leader = (leader + trick.index(best)) % SEATS
-        tricks.append(trick)
         winners.append(leader)
-    return tricks, winners
+    return PlayedHand(tuple(tricks), tuple(leaders), tuple(winners))
 
 
-def gather(tricks: Sequence[Sequence[int]], winners: Sequence[int], rng: random.Random) -> list[int]:
+def gather(hand: PlayedHand, rng: random.Random) -> list[int]:
     """The pack, top card first, as the tricks are gathered at the table after the hand.
 
     Each side keeps its tricks in one face-down pile, each trick laid on the ones before with its cards
@@ -111,7 +120,7 @@ def gather(tricks: Sequence[Sequence[int]], winners: Sequence[int], rng: random.
     trick on the upper pile.
     """
     piles: list[list[int]] = [[], []]
-    for trick, winner in zip(tricks, winners, strict=True):
+    for trick, winner in zip(hand.tricks, hand.winners, strict=True):
         piles[winner % 2].extend(trick)  # bottom to top
     upper, lower = (piles[0], piles[1]) if rng.random() < 0.5 else (piles[1], piles[0])
     return list(reversed(upper)) + list(reversed(lower))
@@ -119,12 +128,12 @@ def gather(tricks: Sequence[Sequence[int]], winners: Sequence[int], rng: random.
 
 def gathered_pack(rng: random.Random) -> tuple[list[int], list[int]]:
     """A freshly gathered pack (top card first) and, per card, the index of the trick it lay in."""
-    tricks, winners = _play(rng)
+    hand = play_random_hand(rng)
     trick_of = [0] * DECK
-    for t, trick in enumerate(tricks):
+    for t, trick in enumerate(hand.tricks):
         for c in trick:
             trick_of[c] = t
-    return gather(tricks, winners, rng), trick_of
+    return gather(hand, rng), trick_of
 
 
 @dataclass(frozen=True)
@@ -247,6 +256,8 @@ def simulate(model: str, passes: range, trials: int, seed: int, bias: float = 0.
         raise ValueError(f"the passes must be a non-empty range of counts from 0 up, not {passes}")
     if trials < 1:
         raise ValueError(f"the number of trials must be 1 or more, not {trials}")
+    if not 0 < bias < 1:
+        raise ValueError(f"the bias must lie strictly between 0 and 1, not {bias}")
     if not 0 < alpha < 1:
         raise ValueError(f"the significance level must lie strictly between 0 and 1, not {alpha}")
     shuffle = make_model(model, bias, keep_order=keep_order, a_on_top=a_on_top)
@@ -283,9 +294,10 @@ def simulate(model: str, passes: range, trials: int, seed: int, bias: float = 0.
 __all__ = [
     "MODEL_NAMES",
     "PassFigures",
+    "PlayedHand",
     "SimulationResult",
     "gather",
     "gathered_pack",
-    "played_tricks",
+    "play_random_hand",
     "simulate",
 ]

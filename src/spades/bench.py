@@ -1,0 +1,67 @@
+"""Performance figures for ``spades bench`` (never pass/fail: benchmarks report, tests assert)."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from spades.core.actions import Bid, BidValue, Play
+from spades.core.hand import Hand, deal_order
+from spades.core.rules import Rules
+from spades.core.scoring import score_hand
+
+
+def random_hand(rules: Rules, rng: random.Random) -> Hand:
+    """Deal, four bids and random legal play to the end with the engine's fast path."""
+    lay = rules.layout
+    perm = list(range(len(lay.deck)))
+    rng.shuffle(perm)
+    hand = Hand(rules, rng.randrange(lay.n), deal_order(rules, perm))
+    for _ in range(lay.n):
+        hand.apply_unchecked(Bid(hand.to_act, BidValue(rng.randint(1, 4))))
+    randrange = rng.randrange
+    while not hand.is_over:
+        m = hand.legal_play_mask()
+        for _ in range(randrange(m.bit_count())):
+            m &= m - 1
+        hand.play_fast((m & -m).bit_length() - 1)
+    score_hand(rules, hand.bids, hand.tricks_taken, [0] * lay.sides_count)
+    return hand
+
+
+def engine_figures(hands: int = 20000, seed: int = 1) -> dict[str, Any]:
+    """Hands per second for random full hands, and the cost of ``clone()`` plus one action."""
+    rules = Rules()
+    rng = random.Random(seed)
+    random_hand(rules, rng)  # warm up caches
+    t0 = time.perf_counter()
+    for _ in range(hands):
+        random_hand(rules, rng)
+    elapsed = time.perf_counter() - t0
+    # clone + one action, from a position in mid-play
+    base = Hand(rules, 0, deal_order(rules, rng.sample(range(52), 52)))
+    for _ in range(4):
+        base.apply_unchecked(Bid(base.to_act, BidValue(3)))
+    for _ in range(9):
+        m = base.legal_play_mask()
+        base.play_fast((m & -m).bit_length() - 1)
+    reps = 20000
+    m = base.legal_play_mask()
+    card = (m & -m).bit_length() - 1
+    t1 = time.perf_counter()
+    for _ in range(reps):
+        base.clone().play_fast(card)
+    clone_us = (time.perf_counter() - t1) / reps * 1e6
+    t2 = time.perf_counter()
+    for _ in range(reps):
+        base.apply_unchecked(Play(base.to_act, card))
+        base.undo()
+    undo_us = (time.perf_counter() - t2) / reps * 1e6
+    return {
+        "hands": hands,
+        "seconds": round(elapsed, 3),
+        "hands_per_second": round(hands / elapsed, 1),
+        "clone_and_play_us": round(clone_us, 2),
+        "apply_and_undo_us": round(undo_us, 2),
+    }

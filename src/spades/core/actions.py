@@ -1,0 +1,135 @@
+"""Actions: everything a seat can do in a hand, as small frozen values.
+
+``Action`` is the union of ``Bid``, ``Look``, ``Pass``, ``Discard``, ``Misdeal``, ``Draw`` and
+``Play``. Each names the acting ``seat``. Cards are card numbers (see ``spades.core.cards``);
+card sets in ``Pass`` and ``Discard`` are tuples, sorted on construction, so equal actions compare
+equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spades.core.cards import card_name
+
+
+@dataclass(frozen=True, slots=True)
+class BidValue:
+    """A bid: ``tricks`` (0 means nil) and whether it was made ``blind`` (before seeing the cards)."""
+
+    tricks: int
+    blind: bool = False
+
+    @property
+    def is_nil(self) -> bool:
+        """True for nil and blind nil."""
+        return self.tricks == 0
+
+    def text(self) -> str:
+        """The bid as written in records: ``3``, ``nil``, ``blind nil``, ``blind 6``."""
+        core = "nil" if self.tricks == 0 else str(self.tricks)
+        return f"blind {core}" if self.blind else core
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+NIL = BidValue(0)
+BLIND_NIL = BidValue(0, blind=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """Name a number of tricks, nil, or a blind bid. With team bidding, the side's total."""
+
+    seat: int
+    value: BidValue
+
+    def describe(self) -> str:
+        """The action in a player's words."""
+        return f"seat {self.seat} bids {self.value.text()}"
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """Look at one's cards, giving up a blind bid this hand.
+
+    Only a seat that may still bid blind has to look before it bids a number; records leave the look
+    out, since a number bid implies it.
+    """
+
+    seat: int
+
+    def describe(self) -> str:
+        """The action in a player's words."""
+        return f"seat {self.seat} looks at their cards"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Hand cards face down to partner (after a nil or blind nil)."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", tuple(sorted(self.cards)))
+
+    def describe(self) -> str:
+        """The action in a player's words."""
+        return f"seat {self.seat} passes {', '.join(card_name(c) for c in self.cards)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """The dealer's face-down discard (54-card four-player game)."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", tuple(sorted(self.cards)))
+
+    def describe(self) -> str:
+        """The action in a player's words."""
+        return f"seat {self.seat} discards {', '.join(card_name(c) for c in self.cards)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Misdeal:
+    """Call for a redeal (``misdeal`` house rule)."""
+
+    seat: int
+
+    def describe(self) -> str:
+        """The action in a player's words."""
+        return f"seat {self.seat} calls a misdeal"
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """A turn of the two-handed draw game: ``keep`` the top card (and discard the next unseen), or not
+    (discard it and take the next)."""
+
+    seat: int
+    keep: bool
+
+    def describe(self) -> str:
+        """The action in a player's words."""
+        return f"seat {self.seat} {'keeps' if self.keep else 'discards'} the top card"
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play one card to the trick."""
+
+    seat: int
+    card: int
+
+    def describe(self) -> str:
+        """The action in a player's words."""
+        return f"seat {self.seat} plays the {card_name(self.card)}"
+
+
+Action = Bid | Look | Pass | Discard | Misdeal | Draw | Play
+"""Any action of a hand."""

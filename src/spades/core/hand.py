@@ -1,0 +1,753 @@
+"""One hand of Spades as a phase machine: deal, draw or discard, bidding (with blind decisions),
+card exchanges, play, and the scored end.
+
+``Hand`` is mutable. Its three ways to change it:
+
+- ``apply(action)``: checked. An illegal action raises ``IllegalActionError`` saying, in a player's
+  words, what was tried and why it is not allowed; the hand is left untouched. Undoable.
+- ``apply_unchecked(action)``: the same without the legality check, for callers that took the action
+  from ``legal_actions()``. Undoable. An illegal action here corrupts the hand.
+- ``play_fast(card)``: the play phase's hot path for search and rollouts: no check, no undo, no
+  action log. ``clone()`` first when the position is needed again.
+
+``legal_actions()`` is the one source of truth for what may happen next, in a fixed order; the
+checked ``apply`` agrees with it exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from spades.core.actions import (
+    BLIND_NIL,
+    NIL,
+    Action,
+    Bid,
+    BidValue,
+    Discard,
+    Draw,
+    Look,
+    Misdeal,
+    Pass,
+    Play,
+)
+from spades.core.cards import (
+    FACES_PER_PACK,
+    SPADES,
+    SUIT_NAMES,
+    card_name,
+    cards_of,
+    natural_rank,
+)
+from spades.core.errors import IllegalActionError
+from spades.core.rules import Rules
+
+_PACK0 = (1 << FACES_PER_PACK) - 1
+_JQK_RANKS = (9, 10, 11)
+
+
+class Phase(Enum):
+    """Where a hand stands."""
+
+    DRAW = "draw"
+    """Two-handed game: the players draw their hands from the stock."""
+    DISCARD = "discard"
+    """The dealer discards face down (54-card four-player game)."""
+    BID = "bid"
+    """Bidding, once around; blind decisions are taken at a seat's turn before it looks."""
+    EXCHANGE = "exchange"
+    """Nil and blind-nil card passing: the nil bidder first, then the partner."""
+    PLAY = "play"
+    """Tricks."""
+    DONE = "done"
+    """Every trick is played; the hand can be scored."""
+    MISDEALT = "misdealt"
+    """A misdeal was called; the same dealer deals again and nothing is scored."""
+
+
+@dataclass(frozen=True)
+class Trick:
+    """A finished trick: who led, the cards in the order played (seat, card), and who won it."""
+
+    leader: int
+    cards: tuple[tuple[int, int], ...]
+    winner: int
+
+
+@dataclass(frozen=True)
+class HandContext:
+    """What a hand needs from its game: which sides may bid blind, and whether bids are made."""
+
+    blind_sides: tuple[bool, ...] | None = None
+    """Per side: may it bid blind this hand. ``None``: no side may."""
+    bidless: bool = False
+    """The first hand of a ``first_hand_bids: false`` game: no bidding."""
+
+
+class Hand:
+    """One hand, from the deal to the last trick. See the module docstring for the three ways to act."""
+
+    __slots__ = (
+        "_undo",
+        "actions",
+        "bid_order",
+        "bid_pos",
+        "bids",
+        "blind_ok",
+        "broken",
+        "context",
+        "current",
+        "dealer",
+        "dealt",
+        "discard",
+        "draw_seen",
+        "exchanges",
+        "hands",
+        "layout",
+        "leader",
+        "looked",
+        "out",
+        "passes",
+        "phase",
+        "rules",
+        "stock",
+        "stock_pos",
+        "to_act",
+        "trick_no",
+        "tricks",
+        "tricks_taken",
+        "win_power",
+        "win_seat",
+        "win_trump",
+    )
+
+    rules: Rules
+    dealer: int
+    phase: Phase
+    to_act: int
+    """The seat whose turn it is (meaningless once the hand is over)."""
+    hands: list[int]
+    """Each seat's cards now, as card sets."""
+    dealt: list[int]
+    """Each seat's cards as dealt (before exchanges and discards); after the draw in the two-handed game."""
+    out: int
+    """Cards out of play and seen by nobody."""
+    stock: tuple[int, ...]
+    """Two-handed game: the stock, top first."""
+    bids: list[BidValue | None]
+    tricks_taken: list[int]
+    tricks: list[Trick]
+    current: list[tuple[int, int]]
+    """The trick being played: (seat, card) in order."""
+    broken: bool
+    """Spades broken (a spade or top trump has been played)."""
+    passes: list[tuple[int, int, tuple[int, ...]]]
+    """Card exchanges made: (from seat, to seat, cards)."""
+    discard: tuple[int, ...]
+    actions: list[Action]
+
+    # ------------------------------------------------------------------ construction
+
+    def __init__(self, rules: Rules, dealer: int, order: Sequence[int], context: HandContext | None = None):
+        """Deal a hand from ``order``: the deck's cards in the order they come off the top.
+
+        Cards go one at a time starting at the dealer's left; what is left after an even deal goes
+        to the dealer with ``dealer_discard``, else out of play unseen. In the two-handed game
+        ``order`` is the stock. Use ``deal_order`` to turn a permutation into an order.
+        """
+        lay = rules.layout
+        n = lay.n
+        if not 0 <= dealer < n:
+            raise IllegalActionError(f"dealer must be a seat from 0 to {n - 1}, not {dealer}")
+        if sorted(order) != sorted(lay.deck):
+            raise IllegalActionError("the cards to deal are not exactly this game's deck")
+        self.rules = rules
+        self.layout = lay
+        self.dealer = dealer
+        self.context = context or HandContext()
+        self.hands = [0] * n
+        self.out = 0
+        self.stock = ()
+        self.draw_seen: list[list[int]] = [[] for _ in range(n)]
+        self.stock_pos = 0
+        if n == 2:
+            self.stock = tuple(order)
+            used = 4 * lay.hand_size
+            for c in order[used:]:
+                self.out |= 1 << c
+        else:
+            dealt_count = n * lay.hand_size
+            for i, c in enumerate(order[:dealt_count]):
+                self.hands[(dealer + 1 + i) % n] |= 1 << c
+            rest = order[dealt_count:]
+            for c in rest:
+                if rules.dealer_discard:
+                    self.hands[dealer] |= 1 << c
+                else:
+                    self.out |= 1 << c
+        self.dealt = list(self.hands)
+        self.bids = [None] * n
+        self.tricks_taken = [0] * n
+        self.tricks = []
+        self.current = []
+        self.broken = False
+        self.passes = []
+        self.discard = ()
+        self.actions = []
+        self.exchanges: list[tuple[int, int, int]] = []
+        self._undo: list[tuple[Any, ...]] = []
+        self.trick_no = 0
+        self.leader = (dealer + 1) % n
+        self.win_seat = -1
+        self.win_trump = False
+        self.win_power = -1
+        first = dealer if rules.first_bidder == "dealer" else (dealer + 1) % n
+        self.bid_order = [(first + i) % n for i in range(n)]
+        self.bid_pos = 0
+        sides = self.context.blind_sides
+        may_blind = (rules.blind_nil or rules.blind_bids) and sides is not None and not self.context.bidless
+        self.blind_ok = [bool(may_blind and sides is not None and sides[lay.side_of[s]]) for s in range(n)]
+        if rules.dealer_discard:
+            self.blind_ok[dealer] = False  # the dealer must look at the cards to discard
+        self.looked = [not ok for ok in self.blind_ok]
+        if n == 2:
+            self.phase = Phase.DRAW
+            self.to_act = (dealer + 1) % n
+        elif rules.dealer_discard:
+            self.phase = Phase.DISCARD
+            self.to_act = dealer
+        else:
+            self._start_bidding()
+
+    def clone(self) -> Hand:
+        """An independent copy (the undo history is not copied)."""
+        h = Hand.__new__(Hand)
+        h.rules = self.rules
+        h.layout = self.layout
+        h.dealer = self.dealer
+        h.context = self.context
+        h.phase = self.phase
+        h.to_act = self.to_act
+        h.hands = self.hands[:]
+        h.dealt = self.dealt
+        h.out = self.out
+        h.stock = self.stock
+        h.stock_pos = self.stock_pos
+        h.draw_seen = [x[:] for x in self.draw_seen]
+        h.bids = self.bids[:]
+        h.tricks_taken = self.tricks_taken[:]
+        h.tricks = self.tricks[:]
+        h.current = self.current[:]
+        h.broken = self.broken
+        h.passes = self.passes[:]
+        h.discard = self.discard
+        h.actions = self.actions[:]
+        h.exchanges = self.exchanges[:]
+        h._undo = []
+        h.trick_no = self.trick_no
+        h.leader = self.leader
+        h.win_seat = self.win_seat
+        h.win_trump = self.win_trump
+        h.win_power = self.win_power
+        h.bid_order = self.bid_order
+        h.bid_pos = self.bid_pos
+        h.blind_ok = self.blind_ok[:]
+        h.looked = self.looked[:]
+        return h
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def n(self) -> int:
+        """Seats at the table."""
+        return self.layout.n
+
+    @property
+    def is_over(self) -> bool:
+        """True once every trick is played or a misdeal was called."""
+        return self.phase in (Phase.DONE, Phase.MISDEALT)
+
+    def partner(self, seat: int) -> int | None:
+        """The seat's partner, or ``None`` in solo games."""
+        return self.layout.partner[seat]
+
+    def can_see_own_cards(self, seat: int) -> bool:
+        """False while a seat that may still bid blind has not looked (or bid)."""
+        return self.looked[seat] or self.bids[seat] is not None
+
+    def spade_count(self, seat: int) -> int:
+        """Spades (top trumps included) in a seat's hand."""
+        return (self.hands[seat] & self.layout.spade_mask).bit_count()
+
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """Every legal action of ``seat`` (default: the seat to act), in a fixed order.
+
+        Bidding: misdeal, blind nil, blind bids upward, look, nil, bids upward. Exchanges and
+        discards: card combinations in card-number order. Play: cards in card-number order (one of
+        two identical cards). A seat that is not to act can only call a misdeal, when allowed.
+        """
+        if seat is None:
+            seat = self.to_act
+        if self.is_over:
+            return []
+        out: list[Action] = []
+        if self.phase is Phase.BID and self._may_call_misdeal(seat):
+            out.append(Misdeal(seat))
+        if seat != self.to_act:
+            return out
+        ph = self.phase
+        if ph is Phase.PLAY:
+            return [Play(seat, c) for c in cards_of(self._dedupe(self.legal_play_mask()))]
+        if ph is Phase.BID:
+            out.extend(Bid(seat, v) for v in self._legal_bids(seat))
+            if not self.looked[seat]:
+                blinds = len(out)
+                out.insert(blinds, Look(seat))
+            return out
+        if ph is Phase.EXCHANGE:
+            _, _, k = self.exchanges[0]
+            return [Pass(seat, combo) for combo in itertools.combinations(cards_of(self.hands[seat]), k)]
+        if ph is Phase.DISCARD:
+            k = self.rules.dealer_discard
+            return [Discard(seat, combo) for combo in itertools.combinations(cards_of(self.hands[seat]), k)]
+        if ph is Phase.DRAW:
+            return [Draw(seat, True), Draw(seat, False)]
+        return out
+
+    def legal_play_mask(self) -> int:
+        """The cards the seat to act may play now, as a card set (play phase only)."""
+        lay = self.layout
+        hand = self.hands[self.to_act]
+        cur = self.current
+        if not cur:
+            if self.trick_no == 0:
+                r = self.rules
+                if r.first_lead == "lowest_club":
+                    low = self._lowest_club_in_play()
+                    if low is not None and hand >> low & 1:
+                        return 1 << low
+                if r.first_lead_spade:
+                    return hand
+                non = hand & ~lay.spade_mask
+                return non or hand
+            if self.broken or self.rules.spades_lead == "any_time":
+                return hand
+            non = hand & ~lay.spade_mask
+            return non or hand
+        led = lay.effective_suit[cur[0][1]]
+        follow = hand & lay.suit_mask[led]
+        legal = follow or hand
+        if self.rules.must_beat:
+            beat = 0
+            eff = lay.effective_suit
+            power = lay.power
+            for c in cards_of(legal):
+                trump = eff[c] == SPADES
+                if self.win_trump:
+                    ok = trump and power[c] >= self.win_power
+                else:
+                    ok = trump or (eff[c] == led and power[c] >= self.win_power)
+                if ok:
+                    beat |= 1 << c
+            if beat:
+                return beat
+        return legal
+
+    def _dedupe(self, mask: int) -> int:
+        # Two identical cards (six-handed) are one choice: keep the first pack's copy.
+        return mask & ~((mask & _PACK0) << FACES_PER_PACK)
+
+    def _lowest_club_in_play(self) -> int | None:
+        live = 0
+        for h in self.hands:
+            live |= h
+        for c in self.layout.lowest_club:
+            if live >> c & 1:
+                return c
+        return None
+
+    def _legal_bids(self, seat: int) -> list[BidValue]:
+        r = self.rules
+        lay = self.layout
+        top = lay.hand_size
+        blind_now = self.blind_ok[seat] and not self.looked[seat]
+        partner = lay.partner[seat]
+        p_bid = self.bids[partner] if partner is not None else None
+        partner_first = partner is not None and p_bid is not None
+        last_of_side = partner is None or partner_first
+        p_tricks = p_bid.tricks if p_bid is not None else 0
+        if r.team_bidding and partner_first and p_bid is not None and not p_bid.is_nil:
+            return []  # partner gave the side's total (this seat is skipped)
+        lo, hi = 1, top
+        nil_ok = True
+        if r.max_side_bid is not None:
+            hi = min(hi, r.max_side_bid - (p_tricks if partner_first else 0))
+        if r.min_side_bid and last_of_side:
+            lo = max(lo, r.min_side_bid - p_tricks)
+            nil_ok = p_tricks >= r.min_side_bid if partner_first else False
+        forced = r.forced_bids
+        spades = self.spade_count(seat)
+        numbers: list[int]
+        if forced == "mirror":
+            return [BidValue(spades)] if not blind_now else []
+        if forced == "whiz":
+            numbers = [spades] if spades else []
+        elif forced == "suicide" and partner is not None:
+            # Exactly one partner bids nil, so the other carries the whole contract.
+            lo = max(lo, r.min_side_bid)
+            if p_bid is None:
+                numbers = list(range(lo, hi + 1))
+            elif p_bid.is_nil:
+                nil_ok = False
+                numbers = list(range(lo, hi + 1))
+            else:
+                numbers = []
+                nil_ok = True
+        else:
+            numbers = list(range(lo, hi + 1))
+        out: list[BidValue] = []
+        if blind_now:
+            if r.blind_nil and nil_ok:
+                out.append(BLIND_NIL)
+            if r.blind_bids:
+                out.extend(BidValue(k, blind=True) for k in numbers if k >= r.blind_bid_min)
+            return out
+        if nil_ok:
+            out.append(NIL)
+        out.extend(BidValue(k) for k in numbers)
+        return out
+
+    def _may_call_misdeal(self, seat: int) -> bool:
+        if not self.rules.misdeal or self.phase is not Phase.BID or self.bids[seat] is not None:
+            return False
+        if not self.looked[seat]:
+            return False
+        partner = self.layout.partner[seat]
+        if partner is not None and self.bids[partner] is not None:
+            return False
+        return self.misdeal_hand(seat)
+
+    def misdeal_hand(self, seat: int) -> bool:
+        """Whether a seat's cards qualify for a misdeal call: no spades or one spade, no jack, queen
+        or king, or seven or more cards of one suit."""
+        lay = self.layout
+        hand = self.hands[seat]
+        if (hand & lay.spade_mask).bit_count() <= 1:
+            return True
+        if not any(natural_rank(c) in _JQK_RANKS for c in cards_of(hand)):
+            return True
+        return any((hand & m).bit_count() >= 7 for m in lay.suit_mask)
+
+    # ------------------------------------------------------------------ acting
+
+    def apply(self, action: Action) -> None:
+        """Apply a legal action, or raise ``IllegalActionError`` and change nothing."""
+        self._check(action)
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Action) -> None:
+        """Apply an action known to be legal (taken from ``legal_actions``). Undoable."""
+        self._undo.append(self._snapshot())
+        self.actions.append(action)
+        if isinstance(action, Play):
+            self.play_fast(action.card)
+        elif isinstance(action, Bid):
+            self._do_bid(action.seat, action.value)
+        elif isinstance(action, Look):
+            self.looked[action.seat] = True
+        elif isinstance(action, Pass):
+            self._do_pass(action.seat, action.cards)
+        elif isinstance(action, Discard):
+            for c in action.cards:
+                self.hands[action.seat] &= ~(1 << c)
+            self.discard = tuple(action.cards)
+            self._start_bidding()
+        elif isinstance(action, Misdeal):
+            self.phase = Phase.MISDEALT
+        elif isinstance(action, Draw):
+            self._do_draw(action.seat, action.keep)
+        else:  # pragma: no cover - the union is closed
+            raise TypeError(f"not an action: {action!r}")
+
+    def undo(self) -> None:
+        """Take back the last action applied with ``apply`` or ``apply_unchecked``."""
+        if not self._undo:
+            raise IllegalActionError("there is no action to take back")
+        self._restore(self._undo.pop())
+        self.actions.pop()
+
+    def play_fast(self, card: int) -> None:
+        """Play ``card`` for the seat to act: no check, no undo, no log (the search hot path)."""
+        lay = self.layout
+        seat = self.to_act
+        self.hands[seat] &= ~(1 << card)
+        cur = self.current
+        eff = lay.effective_suit[card]
+        power = lay.power[card]
+        trump = eff == SPADES
+        if trump:
+            self.broken = True
+        if not cur:
+            self.win_seat, self.win_trump, self.win_power = seat, trump, power
+        elif trump:
+            # ">=": of two identical cards (six-handed), the second played wins.
+            if not self.win_trump or power >= self.win_power:
+                self.win_seat, self.win_trump, self.win_power = seat, True, power
+        elif not self.win_trump and eff == lay.effective_suit[cur[0][1]] and power >= self.win_power:
+            self.win_seat, self.win_power = seat, power
+        cur.append((seat, card))
+        n = lay.n
+        if len(cur) < n:
+            self.to_act = (seat + 1) % n
+            return
+        w = self.win_seat
+        self.tricks.append(Trick(self.leader, tuple(cur), w))
+        self.tricks_taken[w] += 1
+        self.current = []
+        self.trick_no += 1
+        self.leader = self.to_act = w
+        if self.trick_no == lay.hand_size:
+            self.phase = Phase.DONE
+
+    # ------------------------------------------------------------------ phase steps
+
+    def _start_bidding(self) -> None:
+        if self.context.bidless:
+            self._start_play()
+            return
+        self.phase = Phase.BID
+        self.bid_pos = 0
+        self.to_act = self.bid_order[0]
+        self._skip_silent_bidders()
+
+    def _skip_silent_bidders(self) -> None:
+        # Team bidding: once one partner gave the side's total, the other does not bid.
+        while self.bid_pos < self.n and not self._legal_bids_exist(self.bid_order[self.bid_pos]):
+            self.bid_pos += 1
+        if self.bid_pos >= self.n:
+            self._start_exchanges()
+        else:
+            self.to_act = self.bid_order[self.bid_pos]
+
+    def _legal_bids_exist(self, seat: int) -> bool:
+        if not self.rules.team_bidding:
+            return True
+        partner = self.layout.partner[seat]
+        p_bid = self.bids[partner] if partner is not None else None
+        return p_bid is None or p_bid.is_nil
+
+    def _do_bid(self, seat: int, value: BidValue) -> None:
+        self.bids[seat] = value
+        self.bid_pos += 1
+        self._skip_silent_bidders()
+
+    def _start_exchanges(self) -> None:
+        r = self.rules
+        ex: list[tuple[int, int, int]] = []
+        if self.rules.partnerships:
+            for s in self.bid_order:
+                b = self.bids[s]
+                partner = self.layout.partner[s]
+                if b is None or not b.is_nil or partner is None:
+                    continue
+                k = r.blind_pass if b.blind else r.nil_pass
+                if k:
+                    ex.append((s, partner, k))
+                    ex.append((partner, s, k))
+        self.exchanges = ex
+        if ex:
+            self.phase = Phase.EXCHANGE
+            self.to_act = ex[0][0]
+        else:
+            self._start_play()
+
+    def _do_pass(self, seat: int, cards: tuple[int, ...]) -> None:
+        giver, receiver, _ = self.exchanges.pop(0)
+        moved = 0
+        for c in cards:
+            moved |= 1 << c
+        self.hands[giver] &= ~moved
+        self.hands[receiver] |= moved
+        self.passes.append((giver, receiver, tuple(cards)))
+        if self.exchanges:
+            self.to_act = self.exchanges[0][0]
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        n = self.n
+        r = self.rules
+        if r.first_lead == "dealer":
+            lead = self.dealer
+        elif r.first_lead == "lowest_club":
+            low = self._lowest_club_in_play()
+            lead = (self.dealer + 1) % n
+            if low is not None:
+                lead = next(s for s in range(n) if self.hands[s] >> low & 1)
+        else:
+            lead = (self.dealer + 1) % n
+        self.leader = self.to_act = lead
+
+    def _do_draw(self, seat: int, keep: bool) -> None:
+        top = self.stock[self.stock_pos]
+        nxt = self.stock[self.stock_pos + 1]
+        if keep:
+            self.hands[seat] |= 1 << top
+            self.out |= 1 << nxt  # discarded unseen
+        else:
+            self.draw_seen[seat].append(top)
+            self.hands[seat] |= 1 << nxt
+        self.stock_pos += 2
+        self.to_act = 1 - seat
+        if self.stock_pos >= 4 * self.layout.hand_size:
+            self.dealt = list(self.hands)
+            self._start_bidding()
+
+    # ------------------------------------------------------------------ checking
+
+    def _check(self, action: Action) -> None:
+        if not isinstance(action, Bid | Look | Pass | Discard | Misdeal | Draw | Play):
+            raise IllegalActionError(f"{action!r} is not an action")
+        seat = action.seat
+        if not isinstance(seat, int) or not 0 <= seat < self.n:
+            raise IllegalActionError(f"there is no seat {seat!r} at a table of {self.n}")
+        if self.is_over:
+            raise IllegalActionError(f"{action.describe()}: the hand is over")
+        if isinstance(action, Misdeal):
+            if action in self.legal_actions(seat):
+                return
+            raise IllegalActionError(f"{action.describe()}: {self._why_no_misdeal(seat)}")
+        if seat != self.to_act:
+            raise IllegalActionError(f"{action.describe()}: it is seat {self.to_act}'s turn to "
+                                     f"{self._phase_verb()}")
+        ph = self.phase
+        want: dict[Phase, tuple[type, ...]] = {Phase.PLAY: (Play,), Phase.BID: (Bid, Look),
+                                               Phase.EXCHANGE: (Pass,), Phase.DISCARD: (Discard,),
+                                               Phase.DRAW: (Draw,)}
+        if not isinstance(action, want[ph]):
+            raise IllegalActionError(f"{action.describe()}: now is the time to {self._phase_verb()}")
+        if isinstance(action, Play):
+            self._check_play(action)
+        elif isinstance(action, Bid | Look):
+            if action not in self.legal_actions(seat):
+                raise IllegalActionError(f"{action.describe()}: {self._why_bid(action)}")
+        elif isinstance(action, Pass | Discard):
+            k = self.exchanges[0][2] if isinstance(action, Pass) else self.rules.dealer_discard
+            self._check_cards(action.cards, k, self.hands[seat], action)
+
+    def _phase_verb(self) -> str:
+        return {Phase.PLAY: "play a card", Phase.BID: "bid", Phase.EXCHANGE: "pass cards to partner",
+                Phase.DISCARD: "discard", Phase.DRAW: "draw"}.get(self.phase, "act")
+
+    def _check_cards(self, cards: Iterable[int], k: int, hand: int, action: Action) -> None:
+        cards = tuple(cards)
+        if len(cards) != k or len(set(cards)) != k:
+            raise IllegalActionError(f"{action.describe()}: exactly {k} different cards are needed")
+        for c in cards:
+            if not isinstance(c, int) or not hand >> c & 1:
+                raise IllegalActionError(f"{action.describe()}: the {card_name(c)} is not in that hand")
+
+    def _check_play(self, action: Play) -> None:
+        c = action.card
+        hand = self.hands[action.seat]
+        if not isinstance(c, int) or not 0 <= c < 2 * FACES_PER_PACK or not hand >> c & 1:
+            what = card_name(c) if isinstance(c, int) and c >= 0 else repr(c)
+            raise IllegalActionError(f"{action.describe()}: the {what} is not in that hand")
+        if self.legal_play_mask() >> c & 1:
+            return
+        lay = self.layout
+        cur = self.current
+        if cur:
+            led = lay.effective_suit[cur[0][1]]
+            if hand & lay.suit_mask[led] and lay.effective_suit[c] != led:
+                raise IllegalActionError(f"{action.describe()}: you must follow suit ({SUIT_NAMES[led]} "
+                                         "were led and you hold some)")
+            raise IllegalActionError(f"{action.describe()}: you must beat the best card in the trick "
+                                     "when you can (must_beat)")
+        if self.trick_no == 0 and self.rules.first_lead == "lowest_club":
+            low = self._lowest_club_in_play()
+            assert low is not None
+            raise IllegalActionError(f"{action.describe()}: the first lead must be the lowest club, "
+                                     f"the {card_name(low)}")
+        if self.trick_no == 0:
+            raise IllegalActionError(f"{action.describe()}: the opening lead cannot be a spade "
+                                     "unless you hold nothing but spades")
+        raise IllegalActionError(f"{action.describe()}: spades are not broken yet; you may lead a spade "
+                                 "only when you hold nothing but spades")
+
+    def _why_bid(self, action: Bid | Look) -> str:
+        seat = action.seat
+        r = self.rules
+        if isinstance(action, Look):
+            return "you can already see your cards"
+        v = action.value
+        if not isinstance(v, BidValue) or not isinstance(v.tricks, int):
+            return "that is not a bid"
+        if v.tricks < 0 or v.tricks > self.layout.hand_size:
+            return f"a bid is nil or a number from 1 to {self.layout.hand_size}"
+        if v.blind:
+            if not self.blind_ok[seat]:
+                if not (r.blind_nil if v.is_nil else r.blind_bids):
+                    return "these rules do not allow that blind bid"
+                return (f"only a side at least {r.blind_behind} points behind may bid blind"
+                        if self.context.blind_sides is not None or r.blind_behind else "you may not bid blind now")
+            if self.looked[seat]:
+                return "you have seen your cards, so you cannot bid blind"
+            if not v.is_nil and v.tricks < r.blind_bid_min:
+                return f"a blind bid must be at least {r.blind_bid_min}"
+        elif not self.looked[seat]:
+            return "look at your cards first (or bid blind)"
+        if r.forced_bids == "mirror":
+            return f"in mirror you bid your spades: {self.spade_count(seat)}"
+        if r.forced_bids == "whiz":
+            return f"in whiz you bid nil or your spades: {self.spade_count(seat)}"
+        if r.forced_bids == "suicide":
+            return "in suicide exactly one partner of each side bids nil"
+        if r.min_side_bid or r.max_side_bid is not None:
+            return (f"a side's contract must be at least {r.min_side_bid}"
+                    + (f" and at most {r.max_side_bid}" if r.max_side_bid is not None else ""))
+        return "that bid is not allowed here"
+
+    def _why_no_misdeal(self, seat: int) -> str:
+        if not self.rules.misdeal:
+            return "these rules do not allow misdeal calls"
+        if self.phase is not Phase.BID:
+            return "a misdeal can only be called during the bidding"
+        if self.bids[seat] is not None:
+            return "you have already bid"
+        partner = self.layout.partner[seat]
+        if partner is not None and self.bids[partner] is not None:
+            return "your partner has already bid"
+        if not self.looked[seat]:
+            return "look at your cards first"
+        return "your hand does not qualify (no spade or one, no jack, queen or king, or 7+ of a suit)"
+
+    # ------------------------------------------------------------------ undo support
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        return (self.phase, self.to_act, self.hands[:], self.dealt, self.out, self.stock_pos,
+                [x[:] for x in self.draw_seen], self.bids[:], self.tricks_taken[:], len(self.tricks),
+                self.current[:], self.broken, len(self.passes), self.discard, self.exchanges[:],
+                self.trick_no, self.leader, self.win_seat, self.win_trump, self.win_power, self.bid_pos,
+                self.looked[:])
+
+    def _restore(self, s: tuple[Any, ...]) -> None:
+        (self.phase, self.to_act, self.hands, self.dealt, self.out, self.stock_pos, self.draw_seen,
+         self.bids, self.tricks_taken, n_tricks, self.current, self.broken, n_passes, self.discard,
+         self.exchanges, self.trick_no, self.leader, self.win_seat, self.win_trump, self.win_power,
+         self.bid_pos, self.looked) = s
+        del self.tricks[n_tricks:]
+        del self.passes[n_passes:]
+
+
+def deal_order(rules: Rules, permutation: Sequence[int]) -> list[int]:
+    """The cards in dealing order for a permutation of ``range(len(deck))`` (``spades.shuffle``)."""
+    deck = rules.layout.deck
+    if sorted(permutation) != list(range(len(deck))):
+        raise IllegalActionError(f"a deal needs a permutation of 0..{len(deck) - 1}")
+    return [deck[i] for i in permutation]

@@ -1,0 +1,246 @@
+"""The game record, ``spades-record/1`` (``shared/spec/record.md``): read with every check, write.
+
+``game_from_record`` rebuilds a ``Game`` from a record, checking the deal and every action in order;
+the first problem raises ``RecordError`` with its hand and action index (from 0). ``record_of``
+writes a game as a record. The rule set is resolved by a caller-supplied function, so presets live
+outside the core (``spades.variants.read_record`` wires them in).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from spades.core.actions import Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.cards import FACES_PER_PACK, card_text, parse_face
+from spades.core.errors import CardError, IllegalActionError, RecordError, SpadesError
+from spades.core.game import Game
+from spades.core.hand import Hand, Phase
+from spades.core.rules import Rules
+from spades.core.view import action_to_dict
+
+FORMAT = "spades-record/1"
+ACTION_KEYS = ("bid", "pass", "discard", "misdeal", "draw", "play")
+
+RulesLoader = Callable[[Any], Rules]
+
+
+def parse_record_text(text: str) -> dict[str, Any]:
+    """Parse a record's JSON text, or raise ``RecordError`` saying where it is malformed."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    if not isinstance(data, dict):
+        raise RecordError("a record is a JSON object")
+    return data
+
+
+def game_from_record(data: dict[str, Any], load_rules: RulesLoader) -> Game:
+    """Replay a record into a ``Game``, checking everything; raises ``RecordError`` at the first problem."""
+    if data.get("format") != FORMAT:
+        raise RecordError(f"the format must be {FORMAT!r}, not {data.get('format')!r}")
+    try:
+        rules = load_rules(data.get("rules", "standard"))
+    except SpadesError as e:
+        raise RecordError(f"rules: {e}") from None
+    n = rules.layout.n
+    players = data.get("players")
+    if players is not None and (not isinstance(players, list) or len(players) != n
+                                or not all(isinstance(p, str) for p in players)):
+        raise RecordError(f"players must be a list of {n} names")
+    hands = data.get("hands")
+    if not isinstance(hands, list):
+        raise RecordError("hands must be a list")
+    game: Game | None = None
+    for hi, hd in enumerate(hands):
+        if not isinstance(hd, dict):
+            raise RecordError("a hand must be an object", hi)
+        dealer = hd.get("dealer")
+        if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
+            raise RecordError(f"dealer must be a seat from 0 to {n - 1}, not {dealer!r}", hi)
+        if game is None:
+            game = Game(rules, first_dealer=dealer, clock=(lambda: 0.0) if rules.time_limit_minutes else None)
+        if game.over:
+            raise RecordError("the game was already over before this hand", hi)
+        if not game.awaiting_deal:
+            raise RecordError("the previous hand is not finished", hi)
+        if dealer != game.next_dealer:
+            raise RecordError(f"seat {game.next_dealer} deals this hand, not seat {dealer}", hi)
+        order = _deal_order(rules, hd, dealer, hi)
+        hand = game.start_hand(order)
+        actions = hd.get("actions", [])
+        if not isinstance(actions, list):
+            raise RecordError("actions must be a list", hi)
+        for ai, ad in enumerate(actions):
+            if game.hand is not hand or hand.is_over:
+                raise RecordError("the hand is already over", hi, ai)
+            try:
+                action = _parse_action(ad, hand)
+                # Records leave out the look that a number bid implies.
+                if (isinstance(action, Bid) and not hand.looked[action.seat] and not action.value.blind
+                        and action.seat == hand.to_act and hand.phase is Phase.BID):
+                    game.apply(Look(action.seat))
+                game.apply(action)
+            except (IllegalActionError, CardError) as e:
+                raise RecordError(str(e), hi, ai) from None
+        if hi < len(hands) - 1 and not hand.is_over:
+            raise RecordError("only the last hand may be unfinished", hi)
+    if game is None:
+        game = Game(rules)
+    return game
+
+
+def _cards(value: Any, what: str) -> list[int]:
+    if not isinstance(value, list):
+        raise CardError(f"{what} must be a list of cards")
+    return [parse_face(c) for c in value]
+
+
+def _assign_copies(faces: list[int], rules: Rules, used: dict[int, int]) -> list[int]:
+    # Six-handed: the first time a face appears it is pack 0's card, the second time pack 1's.
+    deck = set(rules.layout.deck)
+    out: list[int] = []
+    for f in faces:
+        k = used.get(f, 0)
+        card = f + FACES_PER_PACK * k
+        if card not in deck:
+            if k == 0:
+                raise CardError(f"{card_text(f)} is not in this game's deck")
+            raise CardError(f"{card_text(f)} appears more often than the deck holds it")
+        used[f] = k + 1
+        out.append(card)
+    return out
+
+
+def _deal_order(rules: Rules, hd: dict[str, Any], dealer: int, hi: int) -> list[int]:
+    lay = rules.layout
+    n = lay.n
+    used: dict[int, int] = {}
+    try:
+        if n == 2:
+            if "stock" not in hd:
+                raise RecordError("the two-handed game records the stock, not a deal", hi)
+            stock = _assign_copies(_cards(hd["stock"], "stock"), rules, used)
+            if len(stock) != len(lay.deck):
+                raise RecordError(f"the stock must hold all {len(lay.deck)} cards, not {len(stock)}", hi)
+            return stock
+        deal = hd.get("deal")
+        if not isinstance(deal, list) or len(deal) != n:
+            raise RecordError(f"deal must be a list of {n} hands", hi)
+        hands = [_assign_copies(_cards(h, f"seat {s}'s deal"), rules, used) for s, h in enumerate(deal)]
+        out = _assign_copies(_cards(hd["out"], "out"), rules, used) if "out" in hd else None
+    except CardError as e:
+        raise RecordError(f"deal: {e}", hi) from None
+    for s, h in enumerate(hands):
+        want = lay.hand_size + (rules.dealer_discard if s == dealer else 0)
+        if len(h) != want:
+            raise RecordError(f"seat {s} must be dealt {want} cards, not {len(h)}", hi)
+    dealt = {c for h in hands for c in h}
+    missing = [c for c in lay.deck if c not in dealt]
+    if out is None:
+        out = missing
+    elif sorted(out) != sorted(missing):
+        raise RecordError(f"out must list the cards not dealt: {[card_text(c) for c in missing]}", hi)
+    # Rebuild an order that deals these hands: one card at a time from the dealer's left.
+    order: list[int] = []
+    for i in range(lay.hand_size):
+        for k in range(n):
+            order.append(hands[(dealer + 1 + k) % n][i])
+    order += hands[dealer][lay.hand_size:] + out
+    return order
+
+
+def _parse_action(ad: Any, hand: Hand) -> Action:
+    if not isinstance(ad, dict):
+        raise IllegalActionError("an action must be an object")
+    seat = ad.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < hand.n:
+        raise IllegalActionError(f"seat must be a seat from 0 to {hand.n - 1}, not {seat!r}")
+    kinds = [k for k in ACTION_KEYS if k in ad]
+    if len(kinds) != 1:
+        raise IllegalActionError(f"an action needs exactly one of {', '.join(ACTION_KEYS)}")
+    kind = kinds[0]
+    value = ad[kind]
+    held = hand.hands[seat]
+    if kind == "bid":
+        return Bid(seat, parse_bid(value))
+    if kind == "play":
+        return Play(seat, _held_card(parse_face(value), held))
+    if kind in ("pass", "discard"):
+        cards = _cards(value, kind)
+        picked: list[int] = []
+        for f in cards:
+            c = _held_card(f, held & ~sum(1 << x for x in picked))
+            picked.append(c)
+        return Pass(seat, tuple(picked)) if kind == "pass" else Discard(seat, tuple(picked))
+    if kind == "misdeal":
+        if value is not True:
+            raise IllegalActionError("misdeal must be true")
+        return Misdeal(seat)
+    if value not in ("keep", "discard"):
+        raise IllegalActionError(f"draw must be 'keep' or 'discard', not {value!r}")
+    return Draw(seat, value == "keep")
+
+
+def _held_card(f: int, held: int) -> int:
+    # A face names the held copy (the first pack's when both are held); else pack 0's card, which the
+    # engine then refuses as not held.
+    for k in range(2):
+        c = f + FACES_PER_PACK * k
+        if held >> c & 1:
+            return c
+    return f
+
+
+def parse_bid(value: Any) -> BidValue:
+    """Parse a bid as written in records: ``3``, ``"nil"``, ``"blind nil"``, ``"blind 6"``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value == 0:
+            raise IllegalActionError("zero can only be bid as nil")
+        return BidValue(value)
+    if isinstance(value, str):
+        t = value.strip().lower()
+        blind = t.startswith("blind ")
+        core = t[6:].strip() if blind else t
+        if core == "nil":
+            return BidValue(0, blind)
+        if core.isdigit() and int(core) > 0:
+            return BidValue(int(core), blind)
+    raise IllegalActionError(f"{value!r} is not a bid: bids are a number, 'nil', 'blind nil' or 'blind N'")
+
+
+def record_of(game: Game, rules_spec: Any, players: Sequence[str] | None = None,
+              hidden_deals: bool = False) -> dict[str, Any]:
+    """Write a game as a ``spades-record/1`` document.
+
+    ``rules_spec`` is written as the record's ``rules`` (a preset name or preset plus overrides).
+    ``hidden_deals`` leaves the deals out (a game in progress shared with a player); such a record
+    cannot be replayed.
+    """
+    out: dict[str, Any] = {"format": FORMAT, "rules": rules_spec}
+    if players is not None:
+        out["players"] = list(players)
+    hands: list[dict[str, Any]] = []
+    for hand in game.hands:
+        hd: dict[str, Any] = {"dealer": hand.dealer}
+        if not hidden_deals:
+            if hand.n == 2:
+                hd["stock"] = [card_text(c) for c in hand.stock]
+            else:
+                hd["deal"] = [_dealt_texts(hand, s) for s in range(hand.n)]
+                if hand.rules.dealer_discard == 0 and hand.out:
+                    hd["out"] = [card_text(c) for c in _bits(hand.out)]
+        hd["actions"] = [action_to_dict(a) for a in hand.actions if not isinstance(a, Look)]
+        hands.append(hd)
+    out["hands"] = hands
+    return out
+
+
+def _bits(s: int) -> list[int]:
+    return [c for c in range(s.bit_length()) if s >> c & 1]
+
+
+def _dealt_texts(hand: Hand, seat: int) -> list[str]:
+    return [card_text(c) for c in _bits(hand.dealt[seat])]

@@ -1,0 +1,193 @@
+"""Scoring as pure functions of the rules, the bids, the tricks and the bags carried.
+
+``score_hand`` scores one hand for every side and explains each side's points line by line (the
+browser and the score sheet show those lines). ``apply_bags`` is the bag count and its penalty.
+Nothing here knows about cards or turns, so the score keeper for a physical table uses exactly the
+same code as the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from spades.core.actions import BidValue
+from spades.core.rules import Rules
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    """One line of a side's score for a hand, e.g. ``("contract of 5 made", 50)``."""
+
+    text: str
+    points: int
+
+
+@dataclass(frozen=True)
+class SideScore:
+    """A side's result for one hand."""
+
+    points: int
+    """Points this hand, bag penalties included."""
+    bags: int
+    """Bags added to the count this hand (0 where the bag mode keeps no count)."""
+    bags_total: int
+    """The side's bag count after this hand and any penalty."""
+    tricks: int
+    """Tricks the side's players took."""
+    contract: int
+    """The side's contract (sum of its non-nil bids); 0 when all its players bid nil or no bids."""
+    made: bool | None
+    """Whether the contract was made; ``None`` when the side had no contract."""
+    lines: tuple[ScoreLine, ...]
+    """How the points come about, line by line."""
+
+
+def apply_bags(rules: Rules, count: int, new_bags: int) -> tuple[int, int, list[ScoreLine]]:
+    """Add ``new_bags`` over-tricks to a side's ``count``.
+
+    Returns ``(points, new_count, lines)``: the over-tricks' points (by ``rules.bags``) and any
+    penalty each time the count reaches ``bag_limit`` (the rest carry on).
+    """
+    lines: list[ScoreLine] = []
+    mode = rules.bags
+    if new_bags <= 0:
+        return 0, count, lines
+    plural = "s" if new_bags != 1 else ""
+    if mode == "penalty":
+        pts = new_bags
+        lines.append(ScoreLine(f"{new_bags} bag{plural}", new_bags))
+    elif mode == "none":
+        return new_bags, count, [ScoreLine(f"{new_bags} over-trick{plural}", new_bags)]
+    elif mode == "minus_one":
+        return -new_bags, count, [ScoreLine(f"{new_bags} over-trick{plural} at -1", -new_bags)]
+    elif mode == "minus_ten":
+        return -10 * new_bags, count, [ScoreLine(f"{new_bags} over-trick{plural} at -10", -10 * new_bags)]
+    else:  # count_only
+        pts = 0
+        lines.append(ScoreLine(f"{new_bags} bag{plural} (counted, no points)", 0))
+    count += new_bags
+    while count >= rules.bag_limit:
+        count -= rules.bag_limit
+        pts -= rules.bag_penalty
+        lines.append(ScoreLine(f"{rules.bag_limit} bags reached", -rules.bag_penalty))
+    return pts, count, lines
+
+
+def score_hand(
+    rules: Rules,
+    bids: Sequence[BidValue | None] | None,
+    tricks: Sequence[int],
+    bags_before: Sequence[int],
+) -> tuple[SideScore, ...]:
+    """Score one hand for every side, sides ordered by their lowest seat.
+
+    ``bids`` has one entry per seat, or is ``None`` for a hand played without bids
+    (``first_hand_bids: false``: 10 per trick, no bags). ``tricks`` is per seat and ``bags_before``
+    per side.
+    """
+    lay = rules.layout
+    if len(tricks) != lay.n or len(bags_before) != lay.sides_count:
+        raise ValueError("score_hand needs one trick count per seat and one bag count per side")
+    out: list[SideScore] = []
+    for side_index, seats in enumerate(lay.sides):
+        taken = sum(tricks[s] for s in seats)
+        if bids is None:
+            pts = 10 * taken
+            out.append(SideScore(pts, 0, bags_before[side_index], taken, 0, None,
+                                 (ScoreLine(f"{taken} tricks at 10, no bids this hand", pts),)))
+            continue
+        side_bids = [(s, bids[s]) for s in seats]
+        out.append(_score_side(rules, side_bids, tricks, bags_before[side_index], taken))
+    return tuple(out)
+
+
+def _score_side(rules: Rules, side_bids: list[tuple[int, BidValue | None]], tricks: Sequence[int],
+                bags: int, taken: int) -> SideScore:
+    lines: list[ScoreLine] = []
+    nil_seats = [s for s, b in side_bids if b is not None and b.is_nil]
+    bidders = [(s, b) for s, b in side_bids if b is not None and not b.is_nil]
+    for s in nil_seats:
+        bid = side_bids[[x for x, _ in side_bids].index(s)][1]
+        assert bid is not None
+        value = rules.blind_nil_points if bid.blind else rules.nil_points
+        name = "blind nil" if bid.blind else "nil"
+        if tricks[s] == 0:
+            lines.append(ScoreLine(f"{name} made (seat {s})", value))
+        else:
+            n = tricks[s]
+            lines.append(ScoreLine(f"{name} failed (seat {s} took {n} trick{'s' if n != 1 else ''})", -value))
+    contract = sum(b.tricks for _, b in bidders)
+    blind_part = sum(b.tricks for _, b in bidders if b.blind)
+    partner_counts = rules.failed_nil_tricks == "count_for_partner"
+    toward = sum(tricks[s] for s, _ in bidders) + (sum(tricks[s] for s in nil_seats) if partner_counts else 0)
+    nil_tricks = 0 if partner_counts else sum(tricks[s] for s in nil_seats)
+    made: bool | None = None
+    over = 0
+    all_tricks = rules.layout.hand_size
+    if bidders:
+        blind = " blind" if blind_part else ""
+        if rules.boston and contract == all_tricks:
+            value = 400 if blind_part else 200
+            made = toward == all_tricks
+            lines.append(ScoreLine(f"{blind.strip() + ' ' if blind else ''}Boston {'made' if made else 'failed'}",
+                                   value if made else -value))
+        elif rules.ten_for_two_hundred and contract == 10:
+            made = toward == 10
+            lines.append(ScoreLine(f"ten for two hundred {'made' if made else f'missed ({toward} tricks)'}",
+                                   200 if made else -200))
+        else:
+            made = toward >= contract
+            value = 10 * (contract - blind_part) + 20 * blind_part
+            if made:
+                lines.append(ScoreLine(f"contract of {contract}{blind} made", value))
+                over = toward - contract
+            else:
+                if rules.set_penalty == "bid":
+                    lines.append(ScoreLine(f"set: contract of {contract}{blind}, took {toward}", -value))
+                else:
+                    short = contract - toward
+                    loss = 10 * short * (2 if blind_part else 1)
+                    lines.append(ScoreLine(f"set: {short} short of {contract}{blind}", -loss))
+    else:
+        made = True if nil_seats else None  # an all-nil side's contract of 0 counts as made
+    # seed 000: a nil bidder's tricks never count toward the contract, but are bags when it is made.
+    if made and nil_tricks:
+        over += nil_tricks
+    _, bags_after, bag_lines = apply_bags(rules, bags, over)
+    lines.extend(bag_lines)
+    return SideScore(
+        points=sum(ln.points for ln in lines),
+        bags=over if rules.bags in ("penalty", "count_only") else 0,
+        bags_total=bags_after,
+        tricks=taken,
+        contract=contract,
+        made=made,
+        lines=tuple(lines),
+    )
+
+
+def blind_eligible_sides(rules: Rules, totals: Sequence[int]) -> list[bool]:
+    """Which sides may bid blind: those at least ``blind_behind`` behind the best other side."""
+    out: list[bool] = []
+    for i, t in enumerate(totals):
+        others = [x for j, x in enumerate(totals) if j != i]
+        lead = max(others) if others else t
+        out.append(rules.blind_behind == 0 or lead - t >= rules.blind_behind)
+    return out
+
+
+def game_outcome(rules: Rules, totals: Sequence[int], time_up: bool = False) -> tuple[bool, int | None]:
+    """Whether a game ends with these totals after a hand, and the winning side.
+
+    It ends when a side reaches the target, a side falls to ``lose_at``, or the time is up; the
+    highest total wins. A tie for first place is never a result: the game goes on (``(False, None)``).
+    """
+    ends = max(totals) >= rules.target or time_up
+    if rules.lose_at is not None and min(totals) <= rules.lose_at:
+        ends = True
+    if not ends:
+        return False, None
+    best = max(totals)
+    leaders = [i for i, x in enumerate(totals) if x == best]
+    return (True, leaders[0]) if len(leaders) == 1 else (False, None)

@@ -1,0 +1,252 @@
+"""What one seat may know: the one place where hidden information is decided.
+
+``view(state, seat)`` returns what the player in ``seat`` would know at a real table: their own
+cards (once they may look), every bid, every card played, the cards they passed or received, the
+dealer's own discard, the two-handed draw cards they saw, and the scores. ``seat=None`` is a
+spectator: only what everyone at the table sees. The server, the record export for a seat and the
+computer players all use it; ``HandView.to_dict`` is the JSON a client receives.
+
+``hand_from_view`` turns a view plus a guess of the hidden cards back into a ``Hand`` for search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from spades.core.actions import Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.cards import card_text, cards_of
+from spades.core.game import Game, HandResult
+from spades.core.hand import Hand, HandContext, Phase, Trick
+from spades.core.rules import Rules
+
+
+@dataclass(frozen=True)
+class HandView:
+    """One seat's knowledge of a hand."""
+
+    rules: Rules
+    seat: int | None
+    """The viewer's seat, ``None`` for a spectator."""
+    dealer: int
+    phase: Phase
+    to_act: int | None
+    """The seat to act, ``None`` once the hand is over."""
+    hand: tuple[int, ...] | None
+    """The viewer's cards, or ``None`` while hidden (spectator, or before a blind decision)."""
+    hand_sizes: tuple[int, ...]
+    bids: tuple[BidValue | None, ...]
+    tricks_taken: tuple[int, ...]
+    tricks: tuple[Trick, ...]
+    current: tuple[tuple[int, int], ...]
+    broken: bool
+    passes: tuple[tuple[int, int, tuple[int, ...] | None], ...]
+    """Exchanges made: (from, to, cards); the cards only when the viewer gave or received them."""
+    discard: tuple[int, ...] | None
+    """The dealer's discard: the cards for the dealer, ``None`` for everyone else."""
+    discard_count: int
+    draw_seen: tuple[int, ...]
+    """Two-handed game: cards the viewer saw and discarded."""
+    top_card: int | None
+    """Two-handed game: the stock's top card, for the seat to draw."""
+    stock_left: int
+    may_bid_blind: bool
+    """The viewer may still bid blind (has not looked)."""
+    blind_sides: tuple[bool, ...] | None
+    bidless: bool
+    legal: tuple[Action, ...]
+    """The viewer's legal actions now (empty for spectators)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form with card texts (what a client receives)."""
+        def cards(cs: tuple[int, ...] | None) -> list[str] | None:
+            return None if cs is None else [card_text(c) for c in cs]
+        return {
+            "seat": self.seat,
+            "dealer": self.dealer,
+            "phase": self.phase.value,
+            "to_act": self.to_act,
+            "hand": cards(self.hand),
+            "hand_sizes": list(self.hand_sizes),
+            "bids": [None if b is None else b.text() for b in self.bids],
+            "tricks_taken": list(self.tricks_taken),
+            "tricks": [{"leader": t.leader, "cards": [[s, card_text(c)] for s, c in t.cards],
+                        "winner": t.winner} for t in self.tricks],
+            "current": [[s, card_text(c)] for s, c in self.current],
+            "broken": self.broken,
+            "passes": [{"from": a, "to": b, "cards": cards(cs)} for a, b, cs in self.passes],
+            "discard": cards(self.discard),
+            "discard_count": self.discard_count,
+            "draw_seen": cards(self.draw_seen),
+            "top_card": None if self.top_card is None else card_text(self.top_card),
+            "stock_left": self.stock_left,
+            "may_bid_blind": self.may_bid_blind,
+            "bidless": self.bidless,
+            "legal": [action_to_dict(a) for a in self.legal],
+        }
+
+
+@dataclass(frozen=True)
+class GameView:
+    """One seat's knowledge of a game: the current hand's view and the public score."""
+
+    hand: HandView | None
+    totals: tuple[int, ...]
+    bags: tuple[int, ...]
+    results: tuple[HandResult, ...]
+    over: bool
+    winner: int | None
+
+
+def view_hand(hand: Hand, seat: int | None) -> HandView:
+    """One seat's view of a hand (``None``: a spectator)."""
+    n = hand.n
+    if seat is not None and not 0 <= seat < n:
+        raise ValueError(f"there is no seat {seat} at a table of {n}")
+    own: tuple[int, ...] | None = None
+    if seat is not None and hand.can_see_own_cards(seat):
+        own = tuple(cards_of(hand.hands[seat]))
+    passes = tuple((a, b, cs if seat in (a, b) else None) for a, b, cs in hand.passes)
+    over = hand.is_over
+    top = None
+    if hand.phase is Phase.DRAW and seat == hand.to_act:
+        top = hand.stock[hand.stock_pos]
+    legal: tuple[Action, ...] = ()
+    if seat is not None and not over:
+        legal = tuple(hand.legal_actions(seat))
+    return HandView(
+        rules=hand.rules,
+        seat=seat,
+        dealer=hand.dealer,
+        phase=hand.phase,
+        to_act=None if over else hand.to_act,
+        hand=own,
+        hand_sizes=tuple(h.bit_count() for h in hand.hands),
+        bids=tuple(hand.bids),
+        tricks_taken=tuple(hand.tricks_taken),
+        tricks=tuple(hand.tricks),
+        current=tuple(hand.current),
+        broken=hand.broken,
+        passes=passes,
+        discard=hand.discard if seat == hand.dealer and hand.discard else None,
+        discard_count=len(hand.discard),
+        draw_seen=tuple(hand.draw_seen[seat]) if seat is not None else (),
+        top_card=top,
+        stock_left=max(0, 4 * hand.layout.hand_size - hand.stock_pos) if n == 2 else 0,
+        may_bid_blind=seat is not None and hand.blind_ok[seat] and not hand.looked[seat]
+        and hand.bids[seat] is None,
+        blind_sides=hand.context.blind_sides,
+        bidless=hand.context.bidless,
+        legal=legal,
+    )
+
+
+def view(state: Game | Hand, seat: int | None) -> GameView | HandView:
+    """What ``seat`` may know of a game or a hand (``None``: a spectator)."""
+    if isinstance(state, Hand):
+        return view_hand(state, seat)
+    return view_game(state, seat)
+
+
+def view_game(game: Game, seat: int | None) -> GameView:
+    """One seat's view of a game."""
+    return GameView(
+        hand=view_hand(game.hand, seat) if game.hands else None,
+        totals=tuple(game.totals),
+        bags=tuple(game.bags),
+        results=tuple(game.results),
+        over=game.over,
+        winner=game.winner,
+    )
+
+
+def action_to_dict(action: Action) -> dict[str, Any]:
+    """An action in the record's shape: ``{"seat": 1, "bid": "nil"}``, ``{"seat": 0, "play": "4C"}``."""
+    if isinstance(action, Play):
+        return {"seat": action.seat, "play": card_text(action.card)}
+    if isinstance(action, Bid):
+        v = action.value
+        return {"seat": action.seat, "bid": v.tricks if not v.blind and v.tricks else v.text()}
+    if isinstance(action, Pass):
+        return {"seat": action.seat, "pass": [card_text(c) for c in action.cards]}
+    if isinstance(action, Discard):
+        return {"seat": action.seat, "discard": [card_text(c) for c in action.cards]}
+    if isinstance(action, Misdeal):
+        return {"seat": action.seat, "misdeal": True}
+    if isinstance(action, Draw):
+        return {"seat": action.seat, "draw": "keep" if action.keep else "discard"}
+    if isinstance(action, Look):
+        return {"seat": action.seat, "look": True}
+    raise TypeError(f"not an action: {action!r}")
+
+
+def hand_from_view(v: HandView, hands: list[int]) -> Hand:
+    """A ``Hand`` in the position ``v`` describes, with ``hands`` as every seat's current cards.
+
+    For search: a computer player guesses the hidden cards (consistent with its view) and plays the
+    position out. Works in the bidding, exchange and play phases. The result has no undo history.
+    """
+    if v.phase not in (Phase.BID, Phase.EXCHANGE, Phase.PLAY):
+        raise ValueError(f"cannot search from the {v.phase.value} phase")
+    rules = v.rules
+    lay = rules.layout
+    if len(hands) != lay.n or any(h.bit_count() != size for h, size in zip(hands, v.hand_sizes, strict=True)):
+        raise ValueError("the guessed hands do not match the hand sizes in the view")
+    h = Hand.__new__(Hand)
+    h.rules = rules
+    h.layout = lay
+    h.dealer = v.dealer
+    h.context = HandContext(blind_sides=v.blind_sides, bidless=v.bidless)
+    h.phase = v.phase
+    h.to_act = v.to_act if v.to_act is not None else 0
+    h.hands = list(hands)
+    h.dealt = list(hands)
+    h.out = 0
+    h.stock = ()
+    h.stock_pos = 0
+    h.draw_seen = [[] for _ in range(lay.n)]
+    h.bids = list(v.bids)
+    h.tricks_taken = list(v.tricks_taken)
+    h.tricks = list(v.tricks)
+    h.current = []
+    h.broken = v.broken
+    h.passes = [(a, b, cs or ()) for a, b, cs in v.passes]
+    h.discard = ()
+    h.actions = []
+    h._undo = []
+    h.trick_no = len(v.tricks)
+    first = v.dealer if rules.first_bidder == "dealer" else (v.dealer + 1) % lay.n
+    h.bid_order = [(first + i) % lay.n for i in range(lay.n)]
+    h.bid_pos = sum(1 for b in v.bids if b is not None)
+    h.blind_ok = [False] * lay.n
+    h.looked = [True] * lay.n
+    if v.seat is not None:
+        h.blind_ok[v.seat] = v.may_bid_blind
+        h.looked[v.seat] = not v.may_bid_blind
+    h.exchanges = []
+    if v.phase is Phase.EXCHANGE:
+        # Rebuild the exchanges still to come from the bids, less those made.
+        h.exchanges = []
+        for s in h.bid_order:
+            b = v.bids[s]
+            partner = lay.partner[s]
+            if b is None or not b.is_nil or partner is None:
+                continue
+            k = rules.blind_pass if b.blind else rules.nil_pass
+            if k:
+                h.exchanges += [(s, partner, k), (partner, s, k)]
+        del h.exchanges[: len(v.passes)]
+    h.leader = v.current[0][0] if v.current else h.to_act
+    h.win_seat, h.win_trump, h.win_power = -1, False, -1
+    if v.phase is Phase.BID:
+        # Team bidding skips silent partners: recompute the position in the bidding order.
+        h.bid_pos = next((i for i, s in enumerate(h.bid_order) if s == h.to_act), 0)
+    if v.phase is Phase.PLAY and v.current:
+        saved = h.hands
+        h.hands = [x for x in saved]
+        for s, c in v.current:
+            h.hands[s] |= 1 << c
+        h.to_act = v.current[0][0]
+        for _, c in v.current:
+            h.play_fast(c)
+    return h
