@@ -7,7 +7,15 @@ from collections import Counter
 
 import pytest
 
-from spades.shuffle.simulate import SimulationResult, gather, gathered_pack, play_random_hand, simulate
+from spades.shuffle.simulate import (
+    PassFigures,
+    SimulationResult,
+    first_uniform_run,
+    gather,
+    gathered_pack,
+    play_random_hand,
+    simulate,
+)
 
 
 def _seat_cards(hand_tricks: tuple[tuple[int, ...], ...], leaders: tuple[int, ...]) -> list[list[int]]:
@@ -87,8 +95,8 @@ def test_riffles_converge_and_the_answer_follows(riffles: SimulationResult) -> N
     assert riffles.passes_needed is not None
     assert 2 <= riffles.passes_needed <= 8
     needed = riffles.passes_needed
-    assert riffles.figures[needed].uniform_like
-    assert not any(f.uniform_like for f in riffles.figures[:needed])
+    assert riffles.figures[needed].uniform_like and riffles.figures[needed + 1].uniform_like
+    assert not any(f.uniform_like for f in riffles.figures[: needed - 1])
     assert sum(f.uniform_like for f in riffles.figures[needed:]) >= len(riffles.figures[needed:]) - 1
     assert riffles.uniform.uniform_like and riffles.uniform.passes is None
     assert riffles.figures[0].shape_tv > 5 * riffles.uniform.shape_tv
@@ -98,6 +106,23 @@ def test_riffles_converge_and_the_answer_follows(riffles: SimulationResult) -> N
             assert 0 <= p <= 1
     assert riffles.expected_same_trick_pairs == pytest.approx(12 / 51)
     assert riffles.uniform.same_trick_pairs == pytest.approx(12 / 51, abs=0.01)
+
+
+def _fig(passes: int, uniform: bool) -> PassFigures:
+    return PassFigures(passes, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0 if uniform else 0.0, uniform)
+
+
+@pytest.mark.parametrize(("looks", "needed"), [
+    ("nnnyyyy", 3),
+    ("nnnyynyy", 3),  # a later false alarm does not move the answer
+    ("nynnyy", 4),  # a lone early pass is not enough
+    ("nnnny", 4),  # the last count may stand alone
+    ("nnnnn", None),
+    ("yy", 0),
+])
+def test_first_uniform_run(looks: str, needed: int | None) -> None:
+    figures = [_fig(k, c == "y") for k, c in enumerate(looks)]
+    assert first_uniform_run(figures) == needed
 
 
 def test_simulation_repeats_exactly() -> None:

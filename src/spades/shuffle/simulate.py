@@ -18,10 +18,11 @@ the shape of one hand per deal (the seats take turns, so the samples are indepen
 the same-trick pair count per deal, whose exact mean and variance under a uniform deal come from
 ``stats.same_hand_pair_moments``. A number of passes looks uniform when all three p-values are at
 least ``alpha`` (default 0.001): with that many deals, a player could not tell the deck from a perfect
-shuffle. ``passes_needed`` is the smallest ``k`` in the range that looks uniform. The same figures for
-a perfect shuffle with the same number of trials are reported as the noise floor. More trials detect
-smaller flaws, so the answer grows slowly with ``trials``: think of ``trials`` as the number of deals a
-very attentive table would watch.
+shuffle. ``passes_needed`` is the smallest ``k`` in the range that looks uniform, and whose next
+count ``k + 1`` looks uniform too when it is in the range. The same figures for a perfect shuffle
+with the same number of trials are reported as the noise floor. More trials detect smaller flaws, so
+the answer grows slowly with ``trials``: think of ``trials`` as the number of deals a very attentive
+table would watch.
 """
 
 from __future__ import annotations
@@ -178,7 +179,7 @@ class SimulationResult:
     uniform: PassFigures
     """The same figures for a perfect shuffle (Fisher-Yates) over the same number of trials."""
     passes_needed: int | None
-    """The smallest pass count in the range that looks uniform (``None``: none does)."""
+    """The smallest pass count that looks uniform, as does the next one if in range (else ``None``)."""
 
     expected_same_trick_pairs: float = float(_PAIRS.probability)
 
@@ -282,12 +283,22 @@ def simulate(model: str, passes: range, trials: int, seed: int, bias: float = 0.
             progress(pending)
             pending = 0
     figures = tuple(tallies[k].figures(k, alpha) for k in passes)
-    # The first pass count that looks uniform. Later ones are not required to look uniform too: at
-    # alpha per test, one of every few hundred perfectly shuffled decks fails by chance, and a longer
-    # range would make such a false alarm ever more likely to push the answer up.
-    needed = next((f.passes for f in figures if f.uniform_like), None)
     return SimulationResult(model=model, bias=bias, trials=trials, seed=seed, alpha=alpha,
-                            figures=figures, uniform=perfect.figures(None, alpha), passes_needed=needed)
+                            figures=figures, uniform=perfect.figures(None, alpha),
+                            passes_needed=first_uniform_run(figures))
+
+
+def first_uniform_run(figures: Sequence[PassFigures]) -> int | None:
+    """The first pass count that looks uniform and whose next one (if listed) does too, else ``None``.
+
+    Requiring every later count to pass would not do: at ``alpha`` per test a perfect shuffle fails
+    now and then by chance, and a long range would make such a false alarm ever more likely to push
+    the answer up. Requiring two in a row guards against a flawed count that passes by chance.
+    """
+    for i, f in enumerate(figures):
+        if f.uniform_like and (i + 1 == len(figures) or figures[i + 1].uniform_like):
+            return f.passes
+    return None
 
 
 __all__ = [
@@ -295,6 +306,7 @@ __all__ = [
     "PassFigures",
     "PlayedHand",
     "SimulationResult",
+    "first_uniform_run",
     "gather",
     "gathered_pack",
     "play_random_hand",
