@@ -120,7 +120,9 @@ def _score_side(rules: Rules, side_bids: list[tuple[int, BidValue | None]], tric
     contract = sum(b.tricks for _, b in bidders)
     blind_part = sum(b.tricks for _, b in bidders if b.blind)
     partner_counts = rules.failed_nil_tricks == "count_for_partner"
-    toward = sum(tricks[s] for s, _ in bidders) + (sum(tricks[s] for s in nil_seats) if partner_counts else 0)
+    # Team bidding: the partner who gave no bid (None) still plays for the side's total.
+    toward = sum(tricks[s] for s, b in side_bids if b is None or not b.is_nil)
+    toward += sum(tricks[s] for s in nil_seats) if partner_counts else 0
     nil_tricks = 0 if partner_counts else sum(tricks[s] for s in nil_seats)
     made: bool | None = None
     over = 0
