@@ -389,6 +389,8 @@ class Hand:
         if r.min_side_bid and last_of_side:
             lo = max(lo, r.min_side_bid - p_tricks)
             nil_ok = p_tricks >= r.min_side_bid if partner_first else False
+        elif r.min_side_bid and r.team_bidding:
+            lo = max(lo, r.min_side_bid)  # the first to speak gives the side's total (or nil)
         forced = r.forced_bids
         spades = self.spade_count(seat)
         numbers: list[int]
