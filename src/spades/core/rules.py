@@ -290,6 +290,13 @@ def _check_combination(r: Rules) -> None:
     total = len(faces) * (2 if r.players == 6 else 1)
     if r.players != 2 and (total - r.dealer_discard) // r.players < 8:
         raise _conflict("players", "deck", "removed_cards", why="too few cards to deal")
+    hand_size = 13 if r.players == 2 else (total - r.dealer_discard) // r.players
+    if r.min_side_bid > hand_size:
+        raise _conflict("min_side_bid", "players", "deck", "removed_cards",
+                        why=f"a side cannot bid {r.min_side_bid} with {hand_size} tricks in a hand")
+    if r.blind_bids and r.blind_bid_min > hand_size:
+        raise _conflict("blind_bids", "blind_bid_min", "players",
+                        why=f"no blind bid of {r.blind_bid_min} is possible with {hand_size} tricks in a hand")
     if r.dealer_discard and (total - r.dealer_discard) % r.players:
         raise _conflict("dealer_discard", "deck", "removed_cards",
                         why=f"{total} cards less {r.dealer_discard} do not deal evenly to {r.players} players")
