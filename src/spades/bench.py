@@ -20,12 +20,7 @@ def random_hand(rules: Rules, rng: random.Random) -> Hand:
     hand = Hand(rules, rng.randrange(lay.n), deal_order(rules, perm))
     for _ in range(lay.n):
         hand.apply_unchecked(Bid(hand.to_act, BidValue(rng.randint(1, 4))))
-    randrange = rng.randrange
-    while not hand.is_over:
-        m = hand.legal_play_mask()
-        for _ in range(randrange(m.bit_count())):
-            m &= m - 1
-        hand.play_fast((m & -m).bit_length() - 1)
+    hand.play_out_random(rng.random)
     score_hand(rules, hand.bids, hand.tricks_taken, [0] * lay.sides_count)
     return hand
 

@@ -17,10 +17,10 @@ checked ``apply`` agrees with it exactly.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from spades.core.actions import (
     BLIND_NIL,
@@ -47,6 +47,8 @@ from spades.core.errors import IllegalActionError
 from spades.core.rules import Rules
 
 _PACK0 = (1 << FACES_PER_PACK) - 1
+_RANKS_OF = tuple(tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
+"""For each 13-bit suit window, the ranks present (the rollout's fast pick within a suit)."""
 _JQK_RANKS = (9, 10, 11)
 
 
@@ -69,9 +71,10 @@ class Phase(Enum):
     """A misdeal was called; the same dealer deals again and nothing is scored."""
 
 
-@dataclass(frozen=True)
-class Trick:
-    """A finished trick: who led, the cards in the order played (seat, card), and who won it."""
+class Trick(NamedTuple):
+    """A finished trick: who led, the cards in the order played (seat, card), and who won it.
+
+    A named tuple rather than a frozen dataclass: tricks are made in the rollout hot path."""
 
     leader: int
     cards: tuple[tuple[int, int], ...]
@@ -109,6 +112,7 @@ class Hand:
         "hands",
         "layout",
         "leader",
+        "led",
         "looked",
         "out",
         "passes",
@@ -163,7 +167,10 @@ class Hand:
         n = lay.n
         if not 0 <= dealer < n:
             raise IllegalActionError(f"dealer must be a seat from 0 to {n - 1}, not {dealer}")
-        if sorted(order) != sorted(lay.deck):
+        given = 0
+        for c in order:
+            given |= 1 << c
+        if len(order) != len(lay.deck) or given != lay.deck_set:
             raise IllegalActionError("the cards to deal are not exactly this game's deck")
         self.rules = rules
         self.layout = lay
@@ -202,6 +209,7 @@ class Hand:
         self._undo: list[tuple[Any, ...]] = []
         self.trick_no = 0
         self.leader = (dealer + 1) % n
+        self.led = -1
         self.win_seat = -1
         self.win_trump = False
         self.win_power = -1
@@ -250,6 +258,7 @@ class Hand:
         h._undo = []
         h.trick_no = self.trick_no
         h.leader = self.leader
+        h.led = self.led
         h.win_seat = self.win_seat
         h.win_trump = self.win_trump
         h.win_power = self.win_power
@@ -322,40 +331,40 @@ class Hand:
         """The cards the seat to act may play now, as a card set (play phase only)."""
         lay = self.layout
         hand = self.hands[self.to_act]
-        cur = self.current
-        if not cur:
-            if self.trick_no == 0:
-                r = self.rules
-                if r.first_lead == "lowest_club":
-                    low = self._lowest_club_in_play()
-                    if low is not None and hand >> low & 1:
-                        return 1 << low
-                if r.first_lead_spade:
-                    return hand
-                non = hand & ~lay.spade_mask
-                return non or hand
-            if self.broken or self.rules.spades_lead == "any_time":
+        if self.current:
+            legal = hand & lay.suit_mask[self.led] or hand
+            if self.rules.must_beat:
+                return self._must_beat(legal)
+            return legal
+        if self.trick_no == 0:
+            r = self.rules
+            if r.first_lead == "lowest_club":
+                low = self._lowest_club_in_play()
+                if low is not None and hand >> low & 1:
+                    return 1 << low
+            if r.first_lead_spade:
                 return hand
-            non = hand & ~lay.spade_mask
-            return non or hand
-        led = lay.effective_suit[cur[0][1]]
-        follow = hand & lay.suit_mask[led]
-        legal = follow or hand
-        if self.rules.must_beat:
-            beat = 0
-            eff = lay.effective_suit
-            power = lay.power
-            for c in cards_of(legal):
-                trump = eff[c] == SPADES
-                if self.win_trump:
-                    ok = trump and power[c] >= self.win_power
-                else:
-                    ok = trump or (eff[c] == led and power[c] >= self.win_power)
-                if ok:
-                    beat |= 1 << c
-            if beat:
-                return beat
-        return legal
+            return hand & ~lay.spade_mask or hand
+        if self.broken or self.rules.spades_lead == "any_time":
+            return hand
+        return hand & ~lay.spade_mask or hand
+
+    def _must_beat(self, legal: int) -> int:
+        # must_beat: of the legal cards, those that would take the lead in the trick, if any.
+        lay = self.layout
+        beat = 0
+        eff = lay.effective_suit
+        power = lay.power
+        led = self.led
+        for c in cards_of(legal):
+            trump = eff[c] == SPADES
+            if self.win_trump:
+                ok = trump and power[c] >= self.win_power
+            else:
+                ok = trump or (eff[c] == led and power[c] >= self.win_power)
+            if ok:
+                beat |= 1 << c
+        return beat or legal
 
     def _dedupe(self, mask: int) -> int:
         # Two identical cards (six-handed) are one choice: keep the first pack's copy.
@@ -490,21 +499,27 @@ class Hand:
         cur = self.current
         eff = lay.effective_suit[card]
         power = lay.power[card]
-        trump = eff == SPADES
-        if trump:
-            self.broken = True
         if not cur:
-            self.win_seat, self.win_trump, self.win_power = seat, trump, power
-        elif trump:
+            self.led = eff
+            self.win_seat = seat
+            self.win_power = power
+            self.win_trump = eff == SPADES
+            if eff == SPADES:
+                self.broken = True
+        elif eff == SPADES:
+            self.broken = True
             # ">=": of two identical cards (six-handed), the second played wins.
             if not self.win_trump or power >= self.win_power:
-                self.win_seat, self.win_trump, self.win_power = seat, True, power
-        elif not self.win_trump and eff == lay.effective_suit[cur[0][1]] and power >= self.win_power:
-            self.win_seat, self.win_power = seat, power
+                self.win_seat = seat
+                self.win_trump = True
+                self.win_power = power
+        elif eff == self.led and not self.win_trump and power >= self.win_power:
+            self.win_seat = seat
+            self.win_power = power
         cur.append((seat, card))
         n = lay.n
         if len(cur) < n:
-            self.to_act = (seat + 1) % n
+            self.to_act = seat + 1 if seat + 1 < n else 0
             return
         w = self.win_seat
         self.tricks.append(Trick(self.leader, tuple(cur), w))
@@ -514,6 +529,90 @@ class Hand:
         self.leader = self.to_act = w
         if self.trick_no == lay.hand_size:
             self.phase = Phase.DONE
+
+    def play_out_random(self, random: Callable[[], float]) -> None:
+        """Play the rest of the hand with uniformly random legal cards (the rollout hot path).
+
+        ``random`` returns floats in [0, 1) (e.g. ``random.Random(seed).random``). No check, no undo,
+        no log; the result equals playing ``play_fast`` with random picks from ``legal_play_mask``.
+        """
+        if self.phase is not Phase.PLAY:
+            raise IllegalActionError("the hand is not in the play phase")
+        lay = self.layout
+        n = lay.n
+        eff_of = lay.effective_suit
+        power_of = lay.power
+        suit_mask = lay.suit_mask
+        hands = self.hands
+        taken = self.tricks_taken
+        tricks = self.tricks
+        slow = self.rules.must_beat
+        simple = not self.rules.top_trumps and n != 6 and self.rules.deck == "standard"
+        last = lay.hand_size
+        while self.trick_no < last:
+            if slow or self.trick_no == 0 or self.current:
+                # Rules with extra constraints, and a trick already begun: the general path.
+                m = self.legal_play_mask()
+                k = int(random() * m.bit_count())
+                while k:
+                    m &= m - 1
+                    k -= 1
+                self.play_fast((m & -m).bit_length() - 1)
+                continue
+            # A whole trick from its lead, inlined.
+            seat = leader = self.to_act
+            hand = hands[seat]
+            m = hand if self.broken or self.rules.spades_lead == "any_time" else hand & ~lay.spade_mask or hand
+            k = int(random() * m.bit_count())
+            while k:
+                m &= m - 1
+                k -= 1
+            card = (m & -m).bit_length() - 1
+            hands[seat] = hand ^ (1 << card)
+            led = eff_of[card]
+            win_seat, win_power, win_trump = seat, power_of[card], led == SPADES
+            broken = self.broken or win_trump
+            follow_mask = suit_mask[led]
+            cards = [(seat, card)]
+            base = 13 * led
+            for _ in range(n - 1):
+                seat = seat + 1 if seat + 1 < n else 0
+                hand = hands[seat]
+                if simple:
+                    # Natural suits: a 13-bit window is the suit; a table lists its ranks.
+                    ranks = _RANKS_OF[hand >> base & 8191]
+                    if ranks:
+                        card = base + ranks[int(random() * len(ranks))]
+                    else:
+                        m = hand
+                        k = int(random() * m.bit_count())
+                        while k:
+                            m &= m - 1
+                            k -= 1
+                        card = (m & -m).bit_length() - 1
+                else:
+                    m = hand & follow_mask or hand
+                    k = int(random() * m.bit_count())
+                    while k:
+                        m &= m - 1
+                        k -= 1
+                    card = (m & -m).bit_length() - 1
+                hands[seat] = hand ^ (1 << card)
+                e = eff_of[card]
+                p = power_of[card]
+                if e == SPADES:
+                    broken = True
+                    if not win_trump or p >= win_power:
+                        win_seat, win_power, win_trump = seat, p, True
+                elif e == led and not win_trump and p >= win_power:
+                    win_seat, win_power = seat, p
+                cards.append((seat, card))
+            self.broken = broken
+            tricks.append(Trick(leader, tuple(cards), win_seat))
+            taken[win_seat] += 1
+            self.trick_no += 1
+            self.leader = self.to_act = win_seat
+        self.phase = Phase.DONE
 
     # ------------------------------------------------------------------ phase steps
 
@@ -735,13 +834,13 @@ class Hand:
         return (self.phase, self.to_act, self.hands[:], self.dealt, self.out, self.stock_pos,
                 [x[:] for x in self.draw_seen], self.bids[:], self.tricks_taken[:], len(self.tricks),
                 self.current[:], self.broken, len(self.passes), self.discard, self.exchanges[:],
-                self.trick_no, self.leader, self.win_seat, self.win_trump, self.win_power, self.bid_pos,
+                self.trick_no, self.leader, self.led, self.win_seat, self.win_trump, self.win_power, self.bid_pos,
                 self.looked[:])
 
     def _restore(self, s: tuple[Any, ...]) -> None:
         (self.phase, self.to_act, self.hands, self.dealt, self.out, self.stock_pos, self.draw_seen,
          self.bids, self.tricks_taken, n_tricks, self.current, self.broken, n_passes, self.discard,
-         self.exchanges, self.trick_no, self.leader, self.win_seat, self.win_trump, self.win_power,
+         self.exchanges, self.trick_no, self.leader, self.led, self.win_seat, self.win_trump, self.win_power,
          self.bid_pos, self.looked) = s
         del self.tricks[n_tricks:]
         del self.passes[n_passes:]

@@ -1,0 +1,69 @@
+"""Side by side: random full hands on spades' engine and on OpenSpiel's C++ spades, both from Python.
+
+Run: ``.venv/bin/pip install -e '.[bench]' && .venv/bin/python benchmarks/engine_vs_openspiel.py``
+
+Both do the same work per hand: shuffle, deal 52 cards, four bids, 52 random legal plays, scoring.
+They run interleaved in rounds in one process, so machine noise hits both alike; the figure to read
+is the ratio. Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from typing import Any
+
+from spades.bench import random_hand
+from spades.core import Rules
+
+
+def openspiel_hands(game: Any, count: int, rng: random.Random) -> None:
+    """``count`` random hands on OpenSpiel: 52 chance deals, then random legal actions to the end."""
+    for _ in range(count):
+        state = game.new_initial_state()
+        deck = list(range(52))
+        rng.shuffle(deck)
+        for card in deck:
+            state.apply_action(card)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.random() * len(legal))])
+        state.returns()
+
+
+def spades_hands(rules: Rules, count: int, rng: random.Random) -> None:
+    """``count`` random hands on this engine's fast path."""
+    for _ in range(count):
+        random_hand(rules, rng)
+
+
+def main() -> None:
+    """Interleave rounds of both and print hands per second and the ratio."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--hands", type=int, default=2000, help="hands per round per engine")
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    import pyspiel  # type: ignore[import-not-found]
+
+    game = pyspiel.load_game("spades")
+    rules = Rules()
+    rng = random.Random(1)
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(args.rounds):
+        t = time.perf_counter()
+        spades_hands(rules, args.hands, rng)
+        ours.append(args.hands / (time.perf_counter() - t))
+        t = time.perf_counter()
+        openspiel_hands(game, args.hands, rng)
+        theirs.append(args.hands / (time.perf_counter() - t))
+    a, b = statistics.median(ours), statistics.median(theirs)
+    print(json.dumps({"spades_hands_per_second": round(a), "openspiel_hands_per_second": round(b),
+                      "ratio": round(a / b, 3), "rounds": args.rounds, "hands_per_round": args.hands}))
+
+
+if __name__ == "__main__":
+    main()
