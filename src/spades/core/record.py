@@ -243,4 +243,6 @@ def _bits(s: int) -> list[int]:
 
 
 def _dealt_texts(hand: Hand, seat: int) -> list[str]:
-    return [card_text(c) for c in _bits(hand.dealt[seat])]
+    # By face, so the two packs' identical cards (six-handed) write the same text in the same place
+    # whichever copy a seat holds: a record read and written again is unchanged.
+    return [card_text(c) for c in sorted(_bits(hand.dealt[seat]), key=lambda c: (c % FACES_PER_PACK, c))]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spades.core.actions import Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import card_text, cards_of
+from spades.core.cards import FACES_PER_PACK, card_text, cards_of
 from spades.core.game import Game, HandResult
 from spades.core.hand import Hand, HandContext, Phase, Trick
 from spades.core.rules import Rules
@@ -168,9 +168,9 @@ def action_to_dict(action: Action) -> dict[str, Any]:
         v = action.value
         return {"seat": action.seat, "bid": v.tricks if not v.blind and v.tricks else v.text()}
     if isinstance(action, Pass):
-        return {"seat": action.seat, "pass": [card_text(c) for c in action.cards]}
+        return {"seat": action.seat, "pass": [card_text(c) for c in sorted(action.cards, key=_by_face)]}
     if isinstance(action, Discard):
-        return {"seat": action.seat, "discard": [card_text(c) for c in action.cards]}
+        return {"seat": action.seat, "discard": [card_text(c) for c in sorted(action.cards, key=_by_face)]}
     if isinstance(action, Misdeal):
         return {"seat": action.seat, "misdeal": True}
     if isinstance(action, Draw):
@@ -178,6 +178,11 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     if isinstance(action, Look):
         return {"seat": action.seat, "look": True}
     raise TypeError(f"not an action: {action!r}")
+
+
+def _by_face(card: int) -> tuple[int, int]:
+    # The two packs' identical cards (six-handed) write the same text in the same place.
+    return card % FACES_PER_PACK, card
 
 
 def hand_from_view(v: HandView, hands: list[int]) -> Hand:
