@@ -530,10 +530,10 @@ class Hand:
         if self.trick_no == lay.hand_size:
             self.phase = Phase.DONE
 
-    def play_out_random(self, random: Callable[[], float]) -> None:
+    def play_out_random(self, rand: Callable[[], float]) -> None:
         """Play the rest of the hand with uniformly random legal cards (the rollout hot path).
 
-        ``random`` returns floats in [0, 1) (e.g. ``random.Random(seed).random``). No check, no undo,
+        ``rand`` returns floats in [0, 1) (e.g. ``random.Random(seed).random``). No check, no undo,
         no log; the result equals playing ``play_fast`` with random picks from ``legal_play_mask``.
         """
         if self.phase is not Phase.PLAY:
@@ -553,7 +553,7 @@ class Hand:
             if slow or self.trick_no == 0 or self.current:
                 # Rules with extra constraints, and a trick already begun: the general path.
                 m = self.legal_play_mask()
-                k = int(random() * m.bit_count())
+                k = int(rand() * m.bit_count())
                 while k:
                     m &= m - 1
                     k -= 1
@@ -563,7 +563,7 @@ class Hand:
             seat = leader = self.to_act
             hand = hands[seat]
             m = hand if self.broken or self.rules.spades_lead == "any_time" else hand & ~lay.spade_mask or hand
-            k = int(random() * m.bit_count())
+            k = int(rand() * m.bit_count())
             while k:
                 m &= m - 1
                 k -= 1
@@ -582,17 +582,17 @@ class Hand:
                     # Natural suits: a 13-bit window is the suit; a table lists its ranks.
                     ranks = _RANKS_OF[hand >> base & 8191]
                     if ranks:
-                        card = base + ranks[int(random() * len(ranks))]
+                        card = base + ranks[int(rand() * len(ranks))]
                     else:
                         m = hand
-                        k = int(random() * m.bit_count())
+                        k = int(rand() * m.bit_count())
                         while k:
                             m &= m - 1
                             k -= 1
                         card = (m & -m).bit_length() - 1
                 else:
                     m = hand & follow_mask or hand
-                    k = int(random() * m.bit_count())
+                    k = int(rand() * m.bit_count())
                     while k:
                         m &= m - 1
                         k -= 1
