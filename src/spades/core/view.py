@@ -242,7 +242,7 @@ def hand_from_view(v: HandView, hands: list[int]) -> Hand:
                 h.exchanges += [(s, partner, k), (partner, s, k)]
         del h.exchanges[: len(v.passes)]
     h.leader = v.current[0][0] if v.current else h.to_act
-    h.win_seat, h.win_trump, h.win_power = -1, False, -1
+    h.win_seat, h.win_trump, h.win_power, h.led = -1, False, -1, -1
     if v.phase is Phase.BID:
         # Team bidding skips silent partners: recompute the position in the bidding order.
         h.bid_pos = next((i for i, s in enumerate(h.bid_order) if s == h.to_act), 0)
