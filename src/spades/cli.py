@@ -245,6 +245,45 @@ def bench_engine(
     out.print(t)
 
 
+from spades.server.cli import register as _register_server  # noqa: E402
+
+_register_server(app, bench_app)
+
+
+@app.command()
+def verify(file: Path, as_json: JsonOpt = False) -> None:
+    """Re-derive each hand's deal from its revealed seed and commitment (exit 1 if any fails)."""
+    from spades.shuffle.verify import verify_record
+
+    data = read_json_file(file)
+    if not isinstance(data, dict):
+        fail(f"{file} is not a game record: a record is a JSON object")
+    try:
+        checks = verify_record(data, load_rules)
+    except RecordError as e:
+        fail(str(e))
+    ok = bool(checks) and all(c.ok for c in checks)
+    if as_json:
+        typer.echo(json.dumps({"ok": ok, "hands": [{"hand": c.hand, "ok": c.ok, "reason": c.reason,
+                                                     "commitment": c.commitment} for c in checks]}))
+    else:
+        for c in checks:
+            out.print(f"hand {c.hand}: {'[green]verified[/]' if c.ok else '[red]NOT verified[/]'} - {c.reason}")
+        if not checks:
+            out.print("the record has no hands")
+    if not ok:
+        raise typer.Exit(1)
+
+
+def _register_shuffle() -> None:
+    from spades.shuffle.cli import app as shuffle_app
+
+    app.add_typer(shuffle_app, name="shuffle")
+
+
+_register_shuffle()
+
+
 def main() -> None:
     """Entry point of the ``spades`` command."""
     try:

@@ -1,0 +1,89 @@
+"""``spades verify``: re-derive each hand's deal of a record from its revealed seed and commitment.
+
+A record's hand carries ``commitment`` (published before the deal), ``seed`` (the server seed,
+revealed after the hand) and ``client_seeds`` (the players' contributions, in seat order; ``[]`` when
+none were given). The deal must equal ``deal_order(rules, derive_permutation(seed, client_seeds,
+deck size))`` dealt one card at a time from the dealer's left, as the engine deals.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from spades.core.cards import FACES_PER_PACK, card_text
+from spades.core.errors import RecordError, SpadesError
+from spades.core.hand import Hand, deal_order
+from spades.core.rules import Rules
+from spades.shuffle.fair import verify_deal
+
+
+@dataclass(frozen=True)
+class HandCheck:
+    """The verdict on one hand's deal."""
+
+    hand: int
+    ok: bool
+    reason: str
+    commitment: str | None = None
+
+
+def _faces(cards: Any) -> Counter[str] | None:
+    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+        return None
+    return Counter(c.strip().upper().replace("10", "T") for c in cards)
+
+
+def check_hand(rules: Rules, index: int, hd: dict[str, Any]) -> HandCheck:
+    """Check one hand of a record: commitment, seed, and the deal derived from them."""
+    commit = hd.get("commitment")
+    seed = hd.get("seed")
+    clients = hd.get("client_seeds", [])
+    if commit is None:
+        return HandCheck(index, False, "no commitment recorded for this hand")
+    if seed is None:
+        return HandCheck(index, False, "the server seed has not been revealed yet", commit)
+    if not isinstance(clients, list) or not all(isinstance(c, str) for c in clients):
+        return HandCheck(index, False, "client_seeds must be a list of strings", commit)
+    dealer = hd.get("dealer")
+    lay = rules.layout
+    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < lay.n:
+        return HandCheck(index, False, f"dealer must be a seat from 0 to {lay.n - 1}", commit)
+    try:
+        perm = verify_deal(commit, seed, clients, len(lay.deck))
+    except SpadesError as e:
+        return HandCheck(index, False, str(e), commit)
+    hand = Hand(rules, dealer, deal_order(rules, perm))
+    if lay.n == 2:
+        expected = [card_text(c) for c in hand.stock]
+        got = hd.get("stock")
+        if not isinstance(got, list) or [str(c).upper().replace("10", "T") for c in got] != expected:
+            return HandCheck(index, False, "the stock is not the one the seeds derive", commit)
+        return HandCheck(index, True, "the stock matches the seeds", commit)
+    deal = hd.get("deal")
+    if not isinstance(deal, list) or len(deal) != lay.n:
+        return HandCheck(index, False, f"deal must be a list of {lay.n} hands", commit)
+    for seat in range(lay.n):
+        want = Counter(card_text(c) for c in range(2 * FACES_PER_PACK) if hand.dealt[seat] >> c & 1)
+        if _faces(deal[seat]) != want:
+            return HandCheck(index, False, f"seat {seat}'s cards are not the ones the seeds deal", commit)
+    return HandCheck(index, True, "the deal matches the seeds", commit)
+
+
+def verify_record(data: dict[str, Any], load_rules: Callable[[Any], Rules]) -> list[HandCheck]:
+    """Check every hand of a record; raises ``RecordError`` when the record itself is unreadable."""
+    try:
+        rules = load_rules(data.get("rules", "standard"))
+    except SpadesError as e:
+        raise RecordError(f"rules: {e}") from None
+    hands = data.get("hands")
+    if not isinstance(hands, list):
+        raise RecordError("hands must be a list")
+    out: list[HandCheck] = []
+    for i, hd in enumerate(hands):
+        if not isinstance(hd, dict):
+            raise RecordError("a hand must be an object", i)
+        out.append(check_hand(rules, i, hd))
+    return out
