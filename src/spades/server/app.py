@@ -1,0 +1,385 @@
+"""The FastAPI application: HTTP endpoints (session, accounts, tables, lobby, records, ratings) and the
+table WebSocket. ``create_app(config)`` builds it; ``spades serve`` runs it on uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import FastAPI, Request, Response, WebSocket
+from fastapi.responses import JSONResponse
+from starlette.websockets import WebSocketDisconnect
+
+from spades.ai.base import LEVELS
+from spades.core.errors import SpadesError
+from spades.server.accounts import (
+    USERNAME_RE,
+    AttemptLimiter,
+    clean_name,
+    guest_name,
+    hash_password,
+    verify_password,
+)
+from spades.server.config import ServerConfig
+from spades.server.hub import Conn, Hub, default_level
+from spades.server.protocol import ProtocolError, decode_message
+from spades.server.ratings import display_rating
+from spades.server.table import Seat
+from spades.storage.base import DuplicateError, PlayerRow, Storage, TableRow
+from spades.storage.sql import open_storage
+from spades.variants import PRESETS, load_rules
+
+log = logging.getLogger("spades.server")
+COOKIE = "spades_session"
+MAX_TURN_SECONDS = 600
+
+
+class ApiError(Exception):
+    """An HTTP error answered as ``{"error": {"code": ..., "reason": ...}}``."""
+
+    def __init__(self, status: int, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.code, self.reason = status, code, reason
+
+
+def player_json(p: PlayerRow) -> dict[str, Any]:
+    """A player as the API shows it (never the password hash)."""
+    return {"id": p.id, "name": p.name, "username": p.username, "guest": p.username is None,
+            "rating": round(display_rating(p.rating_mu, p.rating_sigma), 2), "rated_games": p.rated_games}
+
+
+def create_app(config: ServerConfig | None = None, storage: Storage | None = None) -> FastAPI:
+    """The application. Without ``storage``, the database of ``config.database_url`` is opened (and
+    migrated) at start."""
+    cfg = config or ServerConfig()
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        st = storage if storage is not None else open_storage(cfg.database_url)
+        hub = Hub(st, bot_delay=cfg.bot_delay, bot_think=cfg.bot_think, time_scale=cfg.time_scale,
+                  clock=cfg.clock, resume_window=cfg.resume_window)
+        state["hub"] = hub
+        await hub.start()
+        try:
+            yield
+        finally:
+            await hub.stop()
+            if storage is None:
+                st.close()
+
+    app = FastAPI(title="spades", lifespan=lifespan, docs_url=None, redoc_url=None)
+    limiter = AttemptLimiter(cfg.login_attempts, cfg.login_window)
+
+    def hub() -> Hub:
+        h: Hub = state["hub"]
+        return h
+
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"error": {"code": exc.code, "reason": exc.reason}}, status_code=exc.status)
+
+    def set_cookie(response: Response, token: str) -> None:
+        response.set_cookie(COOKIE, token, httponly=True, samesite="lax", secure=cfg.secure_cookies,
+                            max_age=365 * 24 * 3600, path="/")
+
+    async def current_player(request: Request, response: Response, create: bool = True) -> PlayerRow:
+        token = request.cookies.get(COOKIE)
+        if token:
+            p = await hub().db(hub().storage.session_player, token)
+            if p is not None:
+                return p
+        if not create:
+            raise ApiError(401, "no_session", "you have no session")
+        p = await hub().db(hub().storage.create_player, guest_name())
+        set_cookie(response, await hub().db(hub().storage.create_session, p.id))
+        return p
+
+    async def body(request: Request) -> dict[str, Any]:
+        raw = await request.body()
+        if len(raw) > 16384:
+            raise ApiError(413, "too_large", "the request body is too large")
+        if not raw:
+            return {}
+        try:
+            import json
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise ApiError(400, "malformed", "the request body is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise ApiError(400, "malformed", "the request body must be a JSON object")
+        return data
+
+    # ------------------------------------------------------------------ health, session, accounts
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, bool]:
+        return {"ok": True}
+
+    @app.get("/api/me")
+    async def me(request: Request, response: Response) -> dict[str, Any]:
+        """The current player; a guest with a name and a session cookie is made at once if needed."""
+        return player_json(await current_player(request, response))
+
+    @app.post("/api/session")
+    async def session(request: Request, response: Response) -> dict[str, Any]:
+        """The same as ``GET /api/me``, for clients that prefer POST."""
+        return player_json(await current_player(request, response))
+
+    @app.post("/api/me/name")
+    async def rename(request: Request, response: Response) -> dict[str, Any]:
+        """Change the display name."""
+        p = await current_player(request, response)
+        name = clean_name((await body(request)).get("name"))
+        if name is None:
+            raise ApiError(400, "bad_name", "a name has 1 to 32 characters")
+        await hub().db(hub().storage.rename_player, p.id, name)
+        return player_json(PlayerRow(p.id, name, p.username, p.rating_mu, p.rating_sigma, p.rated_games))
+
+    @app.post("/api/register")
+    async def register(request: Request, response: Response) -> dict[str, Any]:
+        """The current (guest) player claims an account: a user name and a password."""
+        p = await current_player(request, response)
+        data = await body(request)
+        username, password = data.get("username"), data.get("password")
+        if p.username is not None:
+            raise ApiError(409, "has_account", "you already have an account")
+        if not isinstance(username, str) or not USERNAME_RE.fullmatch(username):
+            raise ApiError(400, "bad_username", "a user name has 3 to 32 letters, digits, '_', '.' or '-'")
+        if not isinstance(password, str) or not 8 <= len(password) <= 256:
+            raise ApiError(400, "bad_password", "a password has 8 to 256 characters")
+        hashed = await asyncio.to_thread(hash_password, password)
+        try:
+            await hub().db(hub().storage.set_account, p.id, username, hashed)
+        except DuplicateError:
+            raise ApiError(409, "username_taken", "that user name is taken") from None
+        return player_json(PlayerRow(p.id, p.name, username, p.rating_mu, p.rating_sigma, p.rated_games))
+
+    @app.post("/api/login")
+    async def login(request: Request, response: Response) -> dict[str, Any]:
+        """Log in; too many failures for a user name or an address answer 429 for a while."""
+        data = await body(request)
+        username, password = data.get("username"), data.get("password")
+        if not isinstance(username, str) or not isinstance(password, str) or len(password) > 256:
+            raise ApiError(400, "malformed", "give a username and a password")
+        addr = request.client.host if request.client else "?"
+        keys = (f"user:{username.lower()}", f"addr:{addr}")
+        if any(limiter.blocked(k) for k in keys):
+            raise ApiError(429, "too_many_attempts", "too many failed logins: wait a few minutes")
+        found = await hub().db(hub().storage.account, username)
+        ok = found is not None and await asyncio.to_thread(verify_password, found[1], password)
+        if not ok or found is None:
+            for k in keys:
+                limiter.fail(k)
+            raise ApiError(401, "bad_login", "wrong user name or password")
+        for k in keys:
+            limiter.clear(k)
+        old = request.cookies.get(COOKIE)
+        if old:
+            await hub().db(hub().storage.delete_session, old)
+        set_cookie(response, await hub().db(hub().storage.create_session, found[0].id))
+        return player_json(found[0])
+
+    @app.post("/api/logout")
+    async def logout(request: Request, response: Response) -> dict[str, bool]:
+        """End the session."""
+        token = request.cookies.get(COOKIE)
+        if token:
+            await hub().db(hub().storage.delete_session, token)
+        response.delete_cookie(COOKIE, path="/")
+        return {"ok": True}
+
+    # ------------------------------------------------------------------ tables
+
+    @app.get("/api/levels")
+    async def levels() -> dict[str, Any]:
+        return {"levels": list(LEVELS), "default": default_level()}
+
+    @app.get("/api/presets")
+    async def presets() -> dict[str, Any]:
+        return {"presets": {p.name: {"options": dict(p.options), "description": p.description}
+                            for p in PRESETS.values()}}
+
+    def table_settings(data: dict[str, Any]) -> tuple[Any, dict[str, Any], bool]:
+        spec = data.get("rules", "standard")
+        try:
+            rules = load_rules(spec)
+        except SpadesError as e:
+            raise ApiError(400, "bad_rules", str(e)) from None
+        except RecursionError:
+            raise ApiError(400, "bad_rules", "the rules are nested too deeply") from None
+        turn = data.get("turn_seconds", cfg.default_turn_seconds)
+        if turn is not None and (not isinstance(turn, int | float) or isinstance(turn, bool)
+                                 or not 1 <= turn <= MAX_TURN_SECONDS):
+            raise ApiError(400, "bad_turn_seconds", f"turn_seconds is 1 to {MAX_TURN_SECONDS}, or null for none")
+        level = data.get("bot_level") or default_level()
+        if level not in LEVELS:
+            raise ApiError(400, "bad_level", f"unknown level {str(level)[:20]!r}; the levels are: {', '.join(LEVELS)}")
+        public = data.get("public", True)
+        if not isinstance(public, bool):
+            raise ApiError(400, "malformed", "public is true or false")
+        rated = data.get("rated", False) is True
+        del rules
+        return spec, {"turn_seconds": turn, "bot_level": level, "rated": rated}, public
+
+    async def new_table(p: PlayerRow, spec: Any, settings: dict[str, Any], public: bool,
+                        seats: list[tuple[int, Seat]]) -> dict[str, Any]:
+        tid = secrets.token_urlsafe(9)
+        invite = None if public else secrets.token_urlsafe(18)
+        row = TableRow(tid, spec, settings, public, invite, p.id, time.time())
+        await hub().db(hub().storage.create_table, row)
+        h = hub()
+        async with h.locks[tid]:
+            t = await h._load(tid)
+            assert t is not None
+            if seats:
+                rows = t.seat_rows(seats)
+                await h._commit(t, rows)
+        return {"id": tid, "invite": invite, "table": t.info()}
+
+    @app.post("/api/tables")
+    async def create_table(request: Request, response: Response) -> dict[str, Any]:
+        """A new table: ``{"rules": preset or {"preset": ..., overrides}, "public": true, "turn_seconds": 30,
+        "bot_level": "normal", "rated": false, "sit": true}``."""
+        p = await current_player(request, response)
+        data = await body(request)
+        spec, settings, public = table_settings(data)
+        seats = [(0, Seat(p.id, p.name))] if data.get("sit", True) is True else []
+        return await new_table(p, spec, settings, public, seats)
+
+    @app.post("/api/play")
+    async def play_alone(request: Request, response: Response) -> dict[str, Any]:
+        """Play alone against the computer at once: you in seat 0, bots in the others, dealt now."""
+        p = await current_player(request, response)
+        data = await body(request)
+        data = {**data, "public": False, "rated": False}
+        data.setdefault("turn_seconds", None)
+        spec, settings, _ = table_settings(data)
+        n = load_rules(spec).layout.n
+        level = settings["bot_level"]
+        seats = [(0, Seat(p.id, p.name))] + [(i, Seat(None, f"Bot {i + 1} ({level})", level)) for i in range(1, n)]
+        return await new_table(p, spec, settings, False, seats)
+
+    @app.get("/api/lobby")
+    async def lobby() -> dict[str, Any]:
+        """Open public tables."""
+        rows = await hub().db(hub().storage.public_tables, 100)
+        out = []
+        for r in rows:
+            t = await hub().table(r.id)
+            if t is not None:
+                out.append(t.info())
+        return {"tables": out}
+
+    @app.get("/api/invite/{code}")
+    async def invite(code: str) -> dict[str, Any]:
+        """The table of an invite code."""
+        row = await hub().db(hub().storage.table_by_invite, code[:64])
+        if row is None:
+            raise ApiError(404, "no_table", "that invite is not valid")
+        return {"id": row.id}
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(table_id: str, request: Request, response: Response) -> dict[str, Any]:
+        """A finished game's ``spades-record/1``, for its players, full deals included."""
+        p = await current_player(request, response)
+        rec = await hub().game_record(table_id[:32])
+        if rec is None:
+            raise ApiError(404, "not_finished", "that game is not finished (or does not exist)")
+        t = await hub().table(table_id)
+        ids = set(await hub().db(hub().storage.game_player_ids, table_id))
+        if t is not None:
+            ids |= {s.player for s in t.seats if s.player} | {s.reserved for s in t.seats if s.reserved}
+        if p.id not in ids:
+            raise ApiError(403, "not_a_player", "only the game's players can download its record")
+        return rec
+
+    @app.get("/api/leaderboard")
+    async def leaderboard() -> dict[str, Any]:
+        """Rated players, best first."""
+        rows = await hub().db(hub().storage.leaderboard, 50)
+        return {"players": [player_json(p) for p in rows]}
+
+    @app.get("/api/players/{player_id}/history")
+    async def history(player_id: str) -> dict[str, Any]:
+        """A player's finished games, newest first."""
+        p = await hub().db(hub().storage.get_player, player_id[:32])
+        if p is None:
+            raise ApiError(404, "no_player", "no such player")
+        return {"player": player_json(p), "games": await hub().db(hub().storage.history, p.id, 50)}
+
+    # ------------------------------------------------------------------ the table socket
+
+    def origin_ok(ws: WebSocket) -> bool:
+        origin = ws.headers.get("origin")
+        if origin is None:
+            return True  # not a browser: browsers always send Origin on a WebSocket upgrade
+        host = ws.headers.get("host", "")
+        own = {f"http://{host}", f"https://{host}"}
+        return origin in own or origin in cfg.allowed_origins
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def table_socket(ws: WebSocket, table_id: str) -> None:
+        if not origin_ok(ws):
+            await ws.close(code=1008)
+            return
+        h = hub()
+        token = ws.cookies.get(COOKIE)
+        player = await h.db(h.storage.session_player, token) if token else None
+        await ws.accept()
+        conn = Conn(player, table_id[:32])
+        writer = asyncio.create_task(_writer(ws, conn))
+        tokens, last = cfg.rate_burst, time.monotonic()
+        try:
+            while not conn.closed:
+                msg = await ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    break
+                now = time.monotonic()
+                tokens = min(cfg.rate_burst, tokens + (now - last) * cfg.rate_per_second)
+                last = now
+                if tokens < 1:
+                    conn.close(1008)  # a flood: this socket only
+                    break
+                tokens -= 1
+                cid = None
+                try:
+                    m = decode_message(msg.get("text"), msg.get("bytes"), cfg.max_message_bytes)
+                    cid = m.get("id") if isinstance(m.get("id"), str) else None
+                    await h.handle(conn, m)
+                except ProtocolError as e:
+                    conn.error(e.code, e.reason, cid)
+                    if e.code in ("no_table", "forbidden"):
+                        conn.close(1008)
+                except Exception:
+                    log.exception("error handling a message at table %s", conn.table_id)
+                    conn.error("internal", "the server could not handle that message", cid)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            h.detach(conn)
+            conn.close(1000)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 5)
+            writer.cancel()
+
+    return app
+
+
+async def _writer(ws: WebSocket, conn: Conn) -> None:
+    try:
+        while True:
+            item = await conn.outbox.get()
+            if item is None:
+                break
+            await ws.send_text(item)
+    except Exception:
+        conn.closed = True
+        return
+    with contextlib.suppress(Exception):
+        await ws.close(code=conn.close_code or 1000)

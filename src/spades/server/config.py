@@ -1,0 +1,40 @@
+"""Server settings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ServerConfig:
+    """Everything the server can be told at start. Tests shrink the times."""
+
+    database_url: str | None = None
+    """SQLAlchemy URL; ``None``: ``SPADES_DATABASE_URL`` or SQLite in the user's data folder."""
+    allowed_origins: tuple[str, ...] = ()
+    """Extra WebSocket ``Origin`` values accepted besides the server's own (scheme://host:port)."""
+    bot_delay: float = 0.6
+    """Seconds a bot waits before acting (so people can follow the play)."""
+    bot_think: float = 2.0
+    """A bot's deadline to decide (seconds); past it the first legal action is taken."""
+    time_scale: float = 1.0
+    """Multiplies every turn timer (tests use a small factor instead of sleeping for real)."""
+    clock: Callable[[], float] = field(default=time.monotonic)
+    """The clock for turn deadlines (seconds)."""
+    default_turn_seconds: float = 30.0
+    """The turn timer of a table that does not choose one."""
+    max_message_bytes: int = 4096
+    """The largest WebSocket message accepted (a bigger one is answered with an error)."""
+    rate_per_second: float = 20.0
+    """Messages a connection may send per second on average..."""
+    rate_burst: float = 40.0
+    """...and in a burst; beyond this the socket is closed with policy code 1008."""
+    resume_window: int = 500
+    """A reconnecting client missing at most this many events gets them; more gets a snapshot."""
+    login_attempts: int = 5
+    """Failed logins allowed per user name (and per address) in ``login_window`` seconds."""
+    login_window: float = 300.0
+    secure_cookies: bool = False
+    """Mark the session cookie ``Secure`` (behind HTTPS)."""

@@ -1,0 +1,519 @@
+"""The running tables: loading them from the log, the action path (authenticate, load, check turn and
+version, apply, persist, broadcast), per-viewer broadcasting, bots in seats and turn timers.
+
+Everything that changes a table runs under that table's lock, so events are numbered, stored and sent
+in one order. The database runs on one worker thread, bots on another pool: the event loop never
+waits on either while holding up other tables.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
+
+from spades.ai.base import LEVELS, Bot, make_bot
+from spades.core.actions import Action
+from spades.core.errors import SpadesError
+from spades.core.record import record_of
+from spades.core.view import view_hand
+from spades.server.protocol import PROTOCOL_VERSION, ProtocolError, client_id_of, parse_action, project_event
+from spades.server.table import Seat, TableState
+from spades.storage.base import DuplicateError, EventRow, GameSeat, PlayerRow, Storage
+
+log = logging.getLogger("spades.server")
+T = TypeVar("T")
+
+OUTBOX_LIMIT = 2000
+"""Messages queued for one connection before it is considered stuck and closed."""
+
+
+def default_level() -> str:
+    """The bot level that stands in for absent players: ``normal`` when it exists."""
+    return "normal" if "normal" in LEVELS else next(iter(LEVELS))
+
+
+@dataclass(eq=False)
+class Conn:
+    """One WebSocket at one table. ``outbox`` holds encoded messages for the writer task."""
+
+    player: PlayerRow | None
+    table_id: str
+    outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    attached: bool = False
+    closed: bool = False
+    close_code: int | None = None
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message (a stuck client that never reads is closed)."""
+        if self.closed:
+            return
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            self.close(1008)
+            return
+        self.outbox.put_nowait(json.dumps(message, separators=(",", ":")))
+
+    def error(self, code: str, reason: str, cid: str | None = None) -> None:
+        """Send an error message."""
+        msg: dict[str, Any] = {"type": "error", "code": code, "reason": reason}
+        if cid is not None:
+            msg["id"] = cid
+        self.send(msg)
+
+    def close(self, code: int) -> None:
+        """Ask the writer to close the socket."""
+        if not self.closed:
+            self.closed = True
+            self.close_code = code
+            self.outbox.put_nowait(None)
+
+
+class Hub:
+    """All tables of one server process."""
+
+    def __init__(self, storage: Storage, *, bot_delay: float = 0.6, bot_think: float = 2.0,
+                 time_scale: float = 1.0, clock: Callable[[], float] = time.monotonic,
+                 resume_window: int = 500) -> None:
+        self.storage = storage
+        self.bot_delay = bot_delay
+        self.bot_think = bot_think
+        self.time_scale = time_scale
+        self.clock = clock
+        self.resume_window = resume_window
+        self.db_pool = ThreadPoolExecutor(1, thread_name_prefix="spades-db")
+        self.bot_pool = ThreadPoolExecutor(2, thread_name_prefix="spades-bot")
+        self.tables: dict[str, TableState] = {}
+        self.conns: dict[str, set[Conn]] = defaultdict(set)
+        self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.deadlines: dict[str, float] = {}
+        self.bots: dict[tuple[str, int, str], Bot] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a storage call on the database thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.db_pool, partial(fn, *args))
+
+    async def start(self) -> None:
+        """Load every unfinished table and set its bots and timers going again."""
+        rows = await self.db(self.storage.open_tables)
+        for row in rows:
+            async with self.locks[row.id]:
+                t = await self._load(row.id)
+                if t is None:
+                    continue
+                if t.over:
+                    await self._finish(t)
+                self.schedule(t)
+        log.info("resumed %d tables", len(rows))
+
+    async def stop(self) -> None:
+        """Stop timers and worker threads."""
+        for h in self.timers.values():
+            h.cancel()
+        for task in list(self.tasks):
+            task.cancel()
+        self.db_pool.shutdown(wait=True)
+        self.bot_pool.shutdown(wait=False, cancel_futures=True)
+
+    def _spawn(self, coro: Any) -> None:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _load(self, table_id: str) -> TableState | None:
+        t = self.tables.get(table_id)
+        if t is not None:
+            return t
+        row = await self.db(self.storage.get_table, table_id)
+        if row is None:
+            return None
+        events = await self.db(self.storage.load_events, table_id)
+        t = TableState(row)
+        t.replay(events)
+        self.tables[table_id] = t
+        return t
+
+    async def table(self, table_id: str) -> TableState | None:
+        """A table, loaded from the log if it is not in memory."""
+        t = self.tables.get(table_id)
+        if t is not None:
+            return t
+        async with self.locks[table_id]:
+            return await self._load(table_id)
+
+    async def _commit(self, t: TableState, rows: list[EventRow]) -> None:
+        """Persist rows (the acknowledgement comes after this), then broadcast and reschedule. When the
+        write fails, the in-memory table (already ahead) is thrown away and rebuilt from the log."""
+        if not rows:
+            return
+        try:
+            await self.db(self.storage.append_events, t.id, rows)
+        except Exception:
+            self.tables.pop(t.id, None)
+            fresh = await self._load(t.id)
+            if fresh is not None:
+                self.schedule(fresh)
+            raise
+        self._broadcast(t, rows)
+        if t.over:
+            await self._finish(t)
+        self.schedule(t)
+
+    # ------------------------------------------------------------------ sending
+
+    def viewer_of(self, t: TableState, conn: Conn) -> int | None:
+        """The seat a connection sees the table from (``None``: a spectator)."""
+        return t.seat_of(conn.player.id) if conn.player else None
+
+    def state(self, t: TableState, viewer: int | None) -> dict[str, Any]:
+        """The per-viewer state: ``TableState.game_state`` plus the turn clock."""
+        st = t.game_state(viewer)
+        deadline = self.deadlines.get(t.id)
+        st["turn"] = {"seat": t.to_act(),
+                      "seconds_left": None if deadline is None else max(0.0, deadline - self.clock())}
+        return st
+
+    def _broadcast(self, t: TableState, rows: list[EventRow]) -> None:
+        cache: dict[int | None, list[dict[str, Any]]] = {}
+        seats_changed = any(r.kind == "seat" for r in rows)
+        for conn in list(self.conns[t.id]):
+            viewer = self.viewer_of(t, conn)
+            msgs = cache.get(viewer)
+            if msgs is None:
+                msgs = [{"type": "event", "seq": r.seq, "event": project_event(r, viewer, t.rules.layout)}
+                        for r in rows]
+                msgs[-1] = dict(msgs[-1], state=self.state(t, viewer))
+                if seats_changed:
+                    msgs[-1]["table"] = t.info()
+                cache[viewer] = msgs
+            for m in msgs:
+                conn.send(m)
+
+    def _send_table_info(self, t: TableState) -> None:
+        info = t.info()
+        for conn in list(self.conns[t.id]):
+            conn.send({"type": "table", "seq": t.seq, "table": info})
+
+    # ------------------------------------------------------------------ connections
+
+    async def hello(self, conn: Conn, msg: dict[str, Any]) -> None:
+        """Attach a connection to its table and catch it up (events since ``last_seq``, or a snapshot)."""
+        if msg.get("v") != PROTOCOL_VERSION:
+            raise ProtocolError("version", f"this server speaks protocol version {PROTOCOL_VERSION}")
+        if conn.attached:
+            raise ProtocolError("already", "hello was already received on this connection")
+        last = msg.get("last_seq")
+        if last is not None and (not isinstance(last, int) or isinstance(last, bool)):
+            raise ProtocolError("malformed", "\"last_seq\" must be an event number or null")
+        async with self.locks[conn.table_id]:
+            t = await self._load(conn.table_id)
+            if t is None:
+                raise ProtocolError("no_table", "there is no such table")
+            pid = conn.player.id if conn.player else None
+            invited = msg.get("invite") is not None and msg.get("invite") == t.row.invite_code
+            member = pid is not None and (pid == t.row.created_by or t.seat_of(pid) is not None
+                                          or any(s.reserved == pid for s in t.seats))
+            if not t.row.public and not invited and not member:
+                raise ProtocolError("forbidden", "this table is private: open it with its invite link")
+            viewer = self.viewer_of(t, conn)
+            conn.send({"type": "welcome", "v": PROTOCOL_VERSION, "seq": t.seq,
+                       "you": {"player": pid, "name": conn.player.name if conn.player else None, "seat": viewer},
+                       "table": t.info()})
+            if last is not None and not 0 <= last <= t.seq:
+                conn.error("bad_last_seq", f"there is no event {last} here: the last is {t.seq}; here is a snapshot")
+                last = None
+            if last is None or t.seq - last > self.resume_window:
+                conn.send(self.snapshot(t, viewer))
+            elif last == t.seq:
+                conn.send({"type": "state", "seq": t.seq, "state": self.state(t, viewer)})
+            else:
+                missed = t.events[last:]
+                for i, r in enumerate(missed):
+                    m: dict[str, Any] = {"type": "event", "seq": r.seq,
+                                         "event": project_event(r, viewer, t.rules.layout)}
+                    if i == len(missed) - 1:
+                        m["state"] = self.state(t, viewer)
+                        m["table"] = t.info()
+                    conn.send(m)
+            conn.attached = True
+            self.conns[t.id].add(conn)
+            if viewer is not None and viewer in t.away:
+                t.away.discard(viewer)  # the player is back: the bot hands the seat over
+                self._send_table_info(t)
+                self.schedule(t)
+
+    def snapshot(self, t: TableState, viewer: int | None) -> dict[str, Any]:
+        """Everything a viewer may know now, in one message."""
+        return {"type": "snapshot", "seq": t.seq, "table": t.info(), "state": self.state(t, viewer),
+                "chat": list(t.chat)}
+
+    def detach(self, conn: Conn) -> None:
+        """Forget a closed connection."""
+        self.conns[conn.table_id].discard(conn)
+
+    def connected(self, t: TableState, seat: int) -> bool:
+        """Some connection of the seat's player is open."""
+        pid = t.seats[seat].player
+        return pid is not None and any(c.player and c.player.id == pid for c in self.conns[t.id])
+
+    async def handle(self, conn: Conn, msg: dict[str, Any]) -> None:
+        """One client message after ``hello``."""
+        kind = msg["type"]
+        if kind == "ping":
+            conn.send({"type": "pong"})
+            return
+        if kind == "hello":
+            await self.hello(conn, msg)
+            return
+        if not conn.attached:
+            raise ProtocolError("hello_first", "send hello first")
+        handler = {"action": self._action, "sit": self._sit, "stand": self._stand, "fill": self._fill,
+                   "chat": self._chat}.get(kind)
+        if handler is None:
+            raise ProtocolError("unknown_type", f"unknown message type {kind[:30]!r}")
+        if conn.player is None:
+            raise ProtocolError("spectator", "spectators cannot act: open the site to get a player first")
+        await handler(conn, conn.player, msg)
+
+    # ------------------------------------------------------------------ the action path
+
+    async def _action(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
+        cid = client_id_of(msg, required=True)
+        assert cid is not None
+        async with self.locks[conn.table_id]:
+            t = await self._load(conn.table_id)  # load
+            if t is None:
+                raise ProtocolError("no_table", "there is no such table")
+            done = t.client_ids.get((player.id, cid))
+            if done is not None:  # sent twice: applied once
+                conn.send({"type": "ack", "id": cid, "seq": done, "duplicate": True})
+                return
+            seat = t.seat_of(player.id)  # authenticate: the sender's own seat only
+            if seat is None:
+                raise ProtocolError("spectator", "you do not sit at this table")
+            if t.over:
+                raise ProtocolError("over", "the game is over")
+            if not t.started:
+                raise ProtocolError("not_started", "the game starts when every seat is filled")
+            version = msg.get("seq")  # check version: acting on a stale position is refused
+            if version is not None:
+                if not isinstance(version, int) or isinstance(version, bool):
+                    raise ProtocolError("malformed", "\"seq\" must be the last event number you saw")
+                if version < t.last_game_seq:
+                    raise ProtocolError("stale", f"the game moved on (event {t.last_game_seq}); you saw {version}")
+            action = parse_action(msg.get("action"), seat, t.game.hand)
+            try:
+                rows = t.action_rows(action, "player", player.id, cid)  # checked apply: turn and legality
+            except SpadesError as e:
+                raise ProtocolError("illegal", str(e)) from None
+            try:
+                await self._commit(t, rows)  # persist, then broadcast
+            except DuplicateError:
+                raise ProtocolError("conflict", "that action was already stored; catch up and retry") from None
+            conn.send({"type": "ack", "id": cid, "seq": rows[0].seq})
+
+    async def _seat_change(self, conn: Conn, change: Callable[[TableState], list[tuple[int, Seat]]],
+                           cid: str | None) -> None:
+        async with self.locks[conn.table_id]:
+            t = await self._load(conn.table_id)
+            if t is None:
+                raise ProtocolError("no_table", "there is no such table")
+            changes = change(t)
+            rows = t.seat_rows(changes)
+            await self._commit(t, rows)
+            if cid is not None:
+                conn.send({"type": "ack", "id": cid, "seq": t.seq})
+
+    async def _sit(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
+        cid = client_id_of(msg, required=False)
+        seat = msg.get("seat")
+
+        def change(t: TableState) -> list[tuple[int, Seat]]:
+            if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < t.n:
+                raise ProtocolError("malformed", f"\"seat\" must be a seat from 0 to {t.n - 1}")
+            if t.over:
+                raise ProtocolError("over", "the game is over")
+            if t.seat_of(player.id) is not None:
+                raise ProtocolError("seated", "you already sit at this table: stand first")
+            s = t.seats[seat]
+            if s.player is not None:
+                raise ProtocolError("taken", f"seat {seat} is taken")
+            if s.reserved not in (None, player.id):
+                raise ProtocolError("reserved", f"seat {seat} is kept for the player who left it")
+            if s.bot is not None and t.started and s.reserved is None and t.settings.get("rated"):
+                raise ProtocolError("rated", "a rated game cannot change players")
+            return [(seat, Seat(player.id, player.name, None, None))]
+
+        await self._seat_change(conn, change, cid)
+
+    async def _stand(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
+        cid = client_id_of(msg, required=False)
+
+        def change(t: TableState) -> list[tuple[int, Seat]]:
+            seat = t.seat_of(player.id)
+            if seat is None:
+                raise ProtocolError("not_seated", "you do not sit at this table")
+            if t.started and not t.over:  # a bot takes over; the seat stays theirs to reclaim
+                level = t.settings.get("bot_level") or default_level()
+                return [(seat, Seat(None, f"{player.name} (bot)", level, player.id))]
+            return [(seat, Seat())]
+
+        await self._seat_change(conn, change, cid)
+
+    async def _fill(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
+        cid = client_id_of(msg, required=False)
+        level = msg.get("level") or default_level()
+        if level not in LEVELS:
+            raise ProtocolError("bad_level", f"unknown level {str(level)[:20]!r}; the levels are: {', '.join(LEVELS)}")
+
+        def change(t: TableState) -> list[tuple[int, Seat]]:
+            if t.seat_of(player.id) is None and player.id != t.row.created_by:
+                raise ProtocolError("not_seated", "only the players at the table can call in bots")
+            empty = [i for i, s in enumerate(t.seats) if s.empty]
+            if not empty:
+                raise ProtocolError("full", "every seat is already filled")
+            return [(i, Seat(None, f"Bot {i + 1} ({level})", level, None)) for i in empty]
+
+        await self._seat_change(conn, change, cid)
+
+    async def _chat(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
+        from spades.server.protocol import MAX_CHAT
+
+        cid = client_id_of(msg, required=False)
+        text = msg.get("text")
+        if not isinstance(text, str):
+            raise ProtocolError("malformed", "\"text\" must be a string")
+        text = "".join(ch for ch in text if ch >= " " or ch == "\n").strip()
+        if not 1 <= len(text) <= MAX_CHAT:
+            raise ProtocolError("chat_length", f"a chat line has 1 to {MAX_CHAT} characters")
+        async with self.locks[conn.table_id]:
+            t = await self._load(conn.table_id)
+            if t is None:
+                raise ProtocolError("no_table", "there is no such table")
+            if cid is not None and (player.id, cid) in t.client_ids:
+                conn.send({"type": "ack", "id": cid, "seq": t.client_ids[(player.id, cid)], "duplicate": True})
+                return
+            row = t.chat_row(player.id, player.name, text, cid)
+            await self._commit(t, [row])
+            if cid is not None:
+                conn.send({"type": "ack", "id": cid, "seq": row.seq})
+
+    # ------------------------------------------------------------------ bots and timers
+
+    def schedule(self, t: TableState) -> None:
+        """Arm the next bot move or the turn timer of the seat to act."""
+        old = self.timers.pop(t.id, None)
+        if old is not None:
+            old.cancel()
+        self.deadlines.pop(t.id, None)
+        seat = t.to_act()
+        if seat is None:
+            return
+        loop = asyncio.get_running_loop()
+        expect = t.last_game_seq
+        if t.bot_plays(seat):
+            self.timers[t.id] = loop.call_later(self.bot_delay, lambda: self._spawn(self._auto(t.id, expect, seat)))
+            return
+        seconds = t.settings.get("turn_seconds")
+        if seconds:
+            delay = float(seconds) * self.time_scale
+            self.deadlines[t.id] = self.clock() + delay
+            self.timers[t.id] = loop.call_later(delay, lambda: self._spawn(self._auto(t.id, expect, seat)))
+
+    async def _auto(self, table_id: str, expect: int, seat: int) -> None:
+        """A bot acts for ``seat``: its own seat, an away player's, or a human's whose time ran out."""
+        try:
+            t = self.tables.get(table_id)
+            if t is None or t.last_game_seq != expect or t.to_act() != seat:
+                return
+            timed_out = not t.bot_plays(seat)
+            level = t.seats[seat].bot or t.settings.get("bot_level") or default_level()
+            action = await self._decide(t, seat, level)
+            async with self.locks[table_id]:
+                t = self.tables.get(table_id)
+                if t is None or t.last_game_seq != expect or t.to_act() != seat:
+                    return
+                if timed_out and not self.connected(t, seat):
+                    t.away.add(seat)  # gone: the bot plays the seat until the player comes back
+                rows = t.action_rows(action, "timeout" if timed_out else "bot", None, None)
+                await self._commit(t, rows)
+                if timed_out and seat in t.away:
+                    self._send_table_info(t)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the bot could not act at table %s", table_id)
+            t2 = self.tables.get(table_id)
+            if t2 is not None:
+                self.schedule(t2)
+
+    async def _decide(self, t: TableState, seat: int, level: str) -> Action:
+        view = view_hand(t.game.hand, seat)
+        if level not in LEVELS:
+            level = default_level()
+        key = (t.id, seat, level)
+        bot = self.bots.get(key)
+        if bot is None:
+            bot = self.bots[key] = make_bot(level, secrets.randbits(32))
+        deadline = time.monotonic() + self.bot_think
+        loop = asyncio.get_running_loop()
+        try:
+            fut = loop.run_in_executor(self.bot_pool, bot.decide, view, tuple(t.game.totals), deadline)
+            decision = await asyncio.wait_for(fut, self.bot_think + 1.0)
+            if decision.action in view.legal:
+                return decision.action
+            log.warning("bot %s chose an illegal action; taking the first legal one", level)
+        except (TimeoutError, SpadesError, ValueError):
+            log.warning("bot %s did not decide in time; taking the first legal one", level)
+        return view.legal[0]
+
+    # ------------------------------------------------------------------ the end of a game
+
+    async def _finish(self, t: TableState) -> None:
+        from spades.server.ratings import rate_game
+
+        if (await self.db(self.storage.game_record, t.id)) is not None:
+            return
+        g = t.game
+        record = record_of(g, t.row.rules, [s.name or f"Seat {i}" for i, s in enumerate(t.seats)])
+        for hd, deal in zip(record["hands"], t.deals, strict=False):
+            hd["commitment"], hd["seed"], hd["client_seeds"] = deal["commitment"], deal["seed"], deal["client_seeds"]
+        humans = [(i, s.player) for i, s in enumerate(t.seats) if s.player is not None]
+        rated = bool(t.settings.get("rated")) and len(humans) == t.n
+        seats: list[GameSeat] = []
+        players: dict[str, PlayerRow] = {}
+        for _, pid in humans:
+            assert pid is not None
+            p = await self.db(self.storage.get_player, pid)
+            if p is not None:
+                players[pid] = p
+        lay = t.rules.layout
+        for i, pid in humans:
+            assert pid is not None
+            side = lay.side_of[i]
+            seats.append(GameSeat(i, pid, side, g.winner == side, g.totals[side]))
+        if rated:
+            seats = rate_game(seats, players, list(g.totals))
+        await self.db(self.storage.finish_game, t.id, record, rated, g.winner, seats)
+
+    async def game_record(self, table_id: str) -> dict[str, Any] | None:
+        """A finished game's record."""
+        return await self.db(self.storage.game_record, table_id)
+
+
+async def close_quietly(coro: Any) -> None:
+    """Await, ignoring errors (closing sockets that are already gone)."""
+    with contextlib.suppress(Exception):
+        await coro

@@ -1,0 +1,241 @@
+"""The wire protocol: reading client messages (with every limit), actions to and from the log, and the
+per-viewer projection of logged events. Nothing here sends anything; ``docs/protocol.md`` describes it.
+
+Secrets live only in the log's ``deal`` rows (the deck order and the server seed). ``project_event``
+is the one function that turns a log row into what a viewer may see; every event a client receives
+goes through it, and every state it receives is built from ``view_hand``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from spades.core.actions import Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.cards import FACES_PER_PACK, card_text, parse_face
+from spades.core.errors import CardError, IllegalActionError, SpadesError
+from spades.core.hand import Hand
+from spades.core.record import parse_bid
+from spades.core.rules import Layout
+from spades.core.view import action_to_dict
+from spades.storage.base import EventRow
+
+PROTOCOL_VERSION = 1
+"""The protocol's version, sent in ``welcome``; a client sends it in ``hello`` as ``v``."""
+
+MAX_DEPTH = 6
+"""The deepest nesting of arrays and objects accepted in a message."""
+
+MAX_CLIENT_ID = 64
+"""The longest client id of an action."""
+
+MAX_CHAT = 300
+"""The longest chat line, in characters."""
+
+
+class ProtocolError(Exception):
+    """A message the server refuses: ``code`` is a stable word, ``reason`` a sentence for a person."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+def decode_message(text: str | None, data: bytes | None, max_bytes: int) -> dict[str, Any]:
+    """A client message as a JSON object with a string ``type``, or ``ProtocolError``."""
+    if text is None:
+        if data is not None:
+            raise ProtocolError("binary", "binary messages are not accepted: send JSON text")
+        raise ProtocolError("malformed", "empty message")
+    if len(text) > max_bytes or len(text.encode("utf-8")) > max_bytes:
+        raise ProtocolError("too_large", f"a message may be at most {max_bytes} bytes")
+    try:
+        msg = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ProtocolError("malformed", f"not valid JSON: {e.msg} at column {e.colno}") from None
+    except RecursionError:
+        raise ProtocolError("too_deep", f"a message may nest at most {MAX_DEPTH} levels") from None
+    if _depth(msg) > MAX_DEPTH:
+        raise ProtocolError("too_deep", f"a message may nest at most {MAX_DEPTH} levels")
+    if not isinstance(msg, dict):
+        raise ProtocolError("malformed", "a message is a JSON object with a \"type\"")
+    if not isinstance(msg.get("type"), str):
+        raise ProtocolError("malformed", "a message needs a \"type\" (a string)")
+    return msg
+
+
+def _depth(value: Any) -> int:
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            deepest = max(deepest, d)
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            deepest = max(deepest, d)
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
+def client_id_of(msg: dict[str, Any], required: bool) -> str | None:
+    """The message's ``id`` (a client id for exactly-once actions)."""
+    cid = msg.get("id")
+    if cid is None and not required:
+        return None
+    if not isinstance(cid, str) or not 1 <= len(cid) <= MAX_CLIENT_ID:
+        raise ProtocolError("malformed", f"\"id\" must be a string of 1 to {MAX_CLIENT_ID} characters")
+    return cid
+
+
+ACTION_KEYS = ("bid", "pass", "discard", "misdeal", "draw", "play", "look")
+
+
+def parse_action(data: Any, seat: int, hand: Hand) -> Action:
+    """A client's action for its own ``seat``, in the record's shape plus ``{"look": true}``.
+
+    A ``seat`` key, when present, must be the sender's own seat. Card texts name cards; the engine's
+    checked ``apply`` decides legality afterwards."""
+    if not isinstance(data, dict):
+        raise ProtocolError("malformed", "\"action\" must be an object such as {\"play\": \"AS\"}")
+    if "seat" in data and data["seat"] != seat:
+        raise ProtocolError("not_your_seat", f"you sit at seat {seat}: you cannot act for seat {data['seat']!r}")
+    kinds = [k for k in ACTION_KEYS if k in data]
+    extra = [k for k in data if k not in ACTION_KEYS and k != "seat"]
+    if len(kinds) != 1 or extra:
+        raise ProtocolError("malformed", f"an action needs exactly one of {', '.join(ACTION_KEYS)}")
+    kind = kinds[0]
+    value = data[kind]
+    try:
+        if kind == "bid":
+            return Bid(seat, parse_bid(value))
+        if kind == "play":
+            return Play(seat, _held(_face(value), hand.hands[seat], ()))
+        if kind in ("pass", "discard"):
+            if not isinstance(value, list) or len(value) > 8:
+                raise ProtocolError("malformed", f"\"{kind}\" must be a list of cards")
+            picked: list[int] = []
+            for v in value:
+                picked.append(_held(_face(v), hand.hands[seat], picked))
+            return Pass(seat, tuple(picked)) if kind == "pass" else Discard(seat, tuple(picked))
+        if kind == "misdeal":
+            if value is not True:
+                raise ProtocolError("malformed", "\"misdeal\" must be true")
+            return Misdeal(seat)
+        if kind == "look":
+            if value is not True:
+                raise ProtocolError("malformed", "\"look\" must be true")
+            return Look(seat)
+        if value not in ("keep", "discard"):
+            raise ProtocolError("malformed", "\"draw\" must be \"keep\" or \"discard\"")
+        return Draw(seat, value == "keep")
+    except (CardError, IllegalActionError) as e:
+        raise ProtocolError("illegal", str(e)) from None
+
+
+def _face(value: Any) -> int:
+    if not isinstance(value, str) or len(value) > 4:
+        raise CardError(f"{str(value)[:20]!r} is not a card")
+    return parse_face(value)
+
+
+def _held(face: int, held: int, taken: Any) -> int:
+    # Of two identical cards (six-handed), the held copy not already picked; else pack 0's, which the
+    # engine then refuses as not held.
+    for k in range(2):
+        c = face + FACES_PER_PACK * k
+        if held >> c & 1 and c not in taken:
+            return c
+    return face
+
+
+# ---------------------------------------------------------------------- actions in the log
+
+
+def encode_action(action: Action) -> dict[str, Any]:
+    """An action as stored in the log (exact card numbers, so copies of a card stay apart)."""
+    if isinstance(action, Play):
+        return {"a": "play", "seat": action.seat, "card": action.card}
+    if isinstance(action, Bid):
+        return {"a": "bid", "seat": action.seat, "tricks": action.value.tricks, "blind": action.value.blind}
+    if isinstance(action, Pass | Discard):
+        return {"a": "pass" if isinstance(action, Pass) else "discard", "seat": action.seat,
+                "cards": list(action.cards)}
+    if isinstance(action, Look):
+        return {"a": "look", "seat": action.seat}
+    if isinstance(action, Misdeal):
+        return {"a": "misdeal", "seat": action.seat}
+    return {"a": "draw", "seat": action.seat, "keep": action.keep}
+
+
+def decode_action(d: dict[str, Any]) -> Action:
+    """The inverse of ``encode_action``."""
+    from spades.core.actions import BidValue
+
+    a, seat = d["a"], int(d["seat"])
+    if a == "play":
+        return Play(seat, int(d["card"]))
+    if a == "bid":
+        return Bid(seat, BidValue(int(d["tricks"]), bool(d["blind"])))
+    if a == "pass":
+        return Pass(seat, tuple(d["cards"]))
+    if a == "discard":
+        return Discard(seat, tuple(d["cards"]))
+    if a == "look":
+        return Look(seat)
+    if a == "misdeal":
+        return Misdeal(seat)
+    if a == "draw":
+        return Draw(seat, bool(d["keep"]))
+    raise SpadesError(f"unknown action {a!r} in the log")
+
+
+# ---------------------------------------------------------------------- what a viewer may see
+
+
+def project_action(action: Action, viewer: int | None, layout: Layout) -> dict[str, Any]:
+    """An action as ``viewer`` may see it: passed cards only for the two partners, a discard only for
+    the dealer, a two-handed draw choice only for the drawer."""
+    if isinstance(action, Pass):
+        partner = layout.partner[action.seat]
+        if viewer is not None and viewer in (action.seat, partner):
+            return action_to_dict(action)
+        return {"seat": action.seat, "pass": len(action.cards)}
+    if isinstance(action, Discard):
+        if viewer == action.seat:
+            return action_to_dict(action)
+        return {"seat": action.seat, "discard": len(action.cards)}
+    if isinstance(action, Draw):
+        if viewer == action.seat:
+            return action_to_dict(action)
+        return {"seat": action.seat, "draw": True}
+    return action_to_dict(action)
+
+
+def project_event(row: EventRow, viewer: int | None, layout: Layout) -> dict[str, Any]:
+    """A log row as ``viewer`` (a seat, or ``None`` for everyone else) may see it."""
+    d = row.data
+    out: dict[str, Any] = {"kind": row.kind}
+    if row.kind == "action":
+        out["action"] = project_action(decode_action(d["action"]), viewer, layout)
+        out["by"] = d.get("by", "player")
+    elif row.kind == "deal":
+        # Never the order or the seed: only who deals and the commitment to the seed.
+        out.update(hand=d["hand"], dealer=d["dealer"], commitment=d["commitment"], client_seeds=d["client_seeds"])
+    elif row.kind == "reveal":
+        out.update(hand=d["hand"], seed=d["seed"], commitment=d["commitment"], client_seeds=d["client_seeds"])
+    elif row.kind == "seat":
+        out.update(seat=d["seat"], name=d["name"], player=d["player"], bot=d["bot"])
+    elif row.kind == "chat":
+        out.update(name=d["name"], player=d["player"], text=d["text"])
+    elif row.kind == "over":
+        out.update(winner=d["winner"], totals=d["totals"])
+    elif row.kind == "created":
+        out.update(rules=d["rules"])
+    return out
+
+
+def card_texts(cards: Any) -> list[str]:
+    """Card numbers as texts."""
+    return [card_text(c) for c in cards]

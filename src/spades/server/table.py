@@ -1,0 +1,210 @@
+"""A table's live state, rebuilt from its event log: the game, the seats, the chat, the client ids
+already applied. Pure and synchronous: ``TableState`` produces new log rows and applies rows; the hub
+persists and broadcasts them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from spades.core.actions import Action
+from spades.core.game import Game
+from spades.core.hand import deal_order
+from spades.core.view import view_hand
+from spades.server.protocol import decode_action, encode_action
+from spades.shuffle import fair
+from spades.storage.base import EventRow, TableRow
+from spades.variants import load_rules
+
+CHAT_KEEP = 50
+"""Chat lines kept in memory per table for snapshots."""
+
+
+@dataclass
+class Seat:
+    """Who sits in a seat: a player, a bot (``bot`` is its level), or nobody."""
+
+    player: str | None = None
+    name: str = ""
+    bot: str | None = None
+    reserved: str | None = None
+    """A player who left mid-game: the bot keeps the seat warm and they may take it back."""
+
+    @property
+    def empty(self) -> bool:
+        """No player and no bot."""
+        return self.player is None and self.bot is None
+
+    def public(self, index: int) -> dict[str, Any]:
+        """What everyone may know of the seat."""
+        kind = "human" if self.player else "bot" if self.bot else "empty"
+        return {"seat": index, "kind": kind, "name": self.name, "player": self.player, "bot": self.bot}
+
+
+class TableState:
+    """One table in memory. Build it with ``TableState(row)`` then ``replay`` each logged row."""
+
+    def __init__(self, row: TableRow) -> None:
+        self.row = row
+        self.id = row.id
+        self.rules = load_rules(row.rules)
+        self.n = self.rules.layout.n
+        clock = time.time if self.rules.time_limit_minutes is not None else None
+        self.game = Game(self.rules, first_dealer=0, clock=clock)
+        self.seats = [Seat() for _ in range(self.n)]
+        self.events: list[EventRow] = []
+        self.client_ids: dict[tuple[str, str], int] = {}
+        self.chat: list[dict[str, Any]] = []
+        self.deals: list[dict[str, Any]] = []
+        self.last_game_seq = 0
+        self.over = False
+        self.away: set[int] = set()
+        """Seats whose (disconnected) player timed out: a bot plays them until they come back."""
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def seq(self) -> int:
+        """The number of the last event."""
+        return self.events[-1].seq if self.events else 0
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The table's settings."""
+        return self.row.settings
+
+    @property
+    def started(self) -> bool:
+        """A hand has been dealt."""
+        return bool(self.game.hands)
+
+    def seat_of(self, player_id: str | None) -> int | None:
+        """The seat a player sits in, if any."""
+        if player_id is None:
+            return None
+        return next((i for i, s in enumerate(self.seats) if s.player == player_id), None)
+
+    def to_act(self) -> int | None:
+        """The seat whose turn it is, or ``None`` (not started, or over)."""
+        if self.over or not self.started or self.game.hand.is_over:
+            return None
+        return self.game.hand.to_act
+
+    def bot_plays(self, seat: int) -> bool:
+        """A bot acts for this seat now (no player, or the player is away)."""
+        s = self.seats[seat]
+        return (s.player is None and s.bot is not None) or (s.player is not None and seat in self.away)
+
+    def info(self) -> dict[str, Any]:
+        """The table's public description."""
+        st = self.settings
+        return {"id": self.id, "rules": self.row.rules, "public": self.row.public, "status":
+                "over" if self.over else "playing" if self.started else "seating",
+                "turn_seconds": st.get("turn_seconds"), "rated": st.get("rated", False),
+                "bot_level": st.get("bot_level"),
+                "seats": [dict(s.public(i), away=i in self.away) for i, s in enumerate(self.seats)]}
+
+    def game_state(self, viewer: int | None) -> dict[str, Any]:
+        """The state a viewer may see: the current hand's view (from ``view_hand``) and the score."""
+        g = self.game
+        view = view_hand(g.hand, viewer).to_dict() if g.hands else None
+        results = [{"misdeal": r.misdeal, "points": [s.points for s in r.sides],
+                    "bags": [s.bags_total for s in r.sides], "tricks": list(r.tricks)} for r in g.results]
+        return {"hand": len(g.hands), "view": view, "totals": list(g.totals), "bags": list(g.bags),
+                "results": results, "over": g.over, "winner": g.winner}
+
+    # ------------------------------------------------------------------ building rows
+
+    def _row(self, kind: str, data: dict[str, Any], offset: int, player: str | None = None,
+             client_id: str | None = None) -> EventRow:
+        return EventRow(self.seq + offset, kind, data, player, client_id, time.time())
+
+    def seat_rows(self, changes: list[tuple[int, Seat]]) -> list[EventRow]:
+        """Rows for seat changes, then a deal when every seat is filled and nothing is dealt yet."""
+        rows = [self._row("seat", {"seat": i, "player": s.player, "name": s.name, "bot": s.bot,
+                                   "reserved": s.reserved}, k + 1) for k, (i, s) in enumerate(changes)]
+        for r in rows:
+            self.apply_row(r)
+        if not self.started and not self.over and all(not s.empty for s in self.seats):
+            rows.append(self._deal_row())
+            self.apply_row(rows[-1])
+        return rows
+
+    def action_rows(self, action: Action, by: str, player: str | None, client_id: str | None) -> list[EventRow]:
+        """Apply a (checked) action and return its row plus what follows: the reveal of a finished
+        hand's seed, the next deal, or the end of the game. Raises ``IllegalActionError`` with nothing
+        changed when the action is illegal."""
+        self.game.apply(action)
+        row = self._row("action", {"action": encode_action(action), "by": by}, 1, player, client_id)
+        self._record(row)
+        rows = [row]
+        rows += self._after_action()
+        return rows
+
+    def _after_action(self) -> list[EventRow]:
+        rows: list[EventRow] = []
+        g = self.game
+        if g.hands and g.hand.is_over:
+            d = self.deals[len(g.hands) - 1]
+            rows.append(self._row("reveal", {"hand": d["hand"], "seed": d["seed"], "commitment": d["commitment"],
+                                             "client_seeds": d["client_seeds"]}, 1))
+            self.apply_row(rows[-1])
+            if g.over:
+                rows.append(self._row("over", {"winner": g.winner, "totals": list(g.totals)}, 1))
+                self.apply_row(rows[-1])
+            elif g.awaiting_deal:
+                rows.append(self._deal_row())
+                self.apply_row(rows[-1])
+        return rows
+
+    def _deal_row(self) -> EventRow:
+        hand_no = len(self.game.hands)
+        seed = fair.new_server_seed()
+        client_seeds = [self.id, str(hand_no)]
+        perm = fair.derive_permutation(seed, client_seeds, len(self.rules.layout.deck))
+        return self._row("deal", {"hand": hand_no, "dealer": self.game.next_dealer,
+                                  "order": deal_order(self.rules, perm), "seed": seed,
+                                  "commitment": fair.commitment(seed), "client_seeds": client_seeds}, 1)
+
+    def chat_row(self, player: str | None, name: str, text: str, client_id: str | None) -> EventRow:
+        """A chat line's row (applied here)."""
+        row = self._row("chat", {"player": player, "name": name, "text": text}, 1, player, client_id)
+        self.apply_row(row)
+        return row
+
+    # ------------------------------------------------------------------ applying rows
+
+    def _record(self, row: EventRow) -> None:
+        if row.seq != self.seq + 1:
+            raise ValueError(f"event {row.seq} does not follow event {self.seq}")
+        self.events.append(row)
+        if row.player_id and row.client_id:
+            self.client_ids[(row.player_id, row.client_id)] = row.seq
+
+    def apply_row(self, row: EventRow) -> None:
+        """Apply one logged row to the live state (replaying the log, or after building it)."""
+        d = row.data
+        if row.kind == "action":
+            self.game.apply(decode_action(d["action"]))
+            self.last_game_seq = row.seq
+        elif row.kind == "deal":
+            self.deals.append(d)
+            self.game.start_hand(d["order"])
+            self.last_game_seq = row.seq
+        elif row.kind == "seat":
+            s = self.seats[d["seat"]]
+            s.player, s.name, s.bot, s.reserved = d["player"], d["name"], d["bot"], d.get("reserved")
+            self.away.discard(d["seat"])
+        elif row.kind == "chat":
+            self.chat.append({"seq": row.seq, "player": d["player"], "name": d["name"], "text": d["text"]})
+            del self.chat[:-CHAT_KEEP]
+        elif row.kind == "over":
+            self.over = True
+        self._record(row)
+
+    def replay(self, rows: list[EventRow]) -> None:
+        """Rebuild from the log (rows in order from 1)."""
+        for r in rows:
+            self.apply_row(r)

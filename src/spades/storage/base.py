@@ -1,0 +1,177 @@
+"""The storage protocol and the rows it speaks in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class DuplicateError(Exception):
+    """A write that would break a uniqueness rule: an event number or client id already used, a taken
+    user name."""
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """A player: a guest (no user name) or an account."""
+
+    id: str
+    name: str
+    username: str | None = None
+    rating_mu: float | None = None
+    rating_sigma: float | None = None
+    rated_games: int = 0
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A table's fixed facts: its rule set (as given: a preset name or preset plus overrides) and
+    settings (``turn_seconds``, ``rated``, ``bot_level``...)."""
+
+    id: str
+    rules: Any
+    settings: dict[str, Any]
+    public: bool
+    invite_code: str | None
+    created_by: str | None
+    created_at: float
+    status: str = "open"
+    """``open`` (seating or playing) or ``over``."""
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One numbered event of a table's log. ``data`` holds secrets (a deal's order and seed): it is
+    never sent to a client as it is, only through the server's per-viewer projection."""
+
+    seq: int
+    kind: str
+    data: dict[str, Any]
+    player_id: str | None = None
+    client_id: str | None = None
+    created_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class ChatRow:
+    """A chat line as stored (plain text)."""
+
+    seq: int
+    player_id: str | None
+    name: str
+    text: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class GameSeat:
+    """A human seat of a finished game, for history and ratings."""
+
+    seat: int
+    player_id: str
+    side: int
+    won: bool
+    points: int
+    rating_before: float | None = None
+    rating_after: float | None = None
+    mu: float | None = None
+    sigma: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Storage(Protocol):
+    """What the server needs from a database."""
+
+    def create_player(self, name: str) -> PlayerRow:
+        """A new guest player."""
+        ...
+
+    def get_player(self, player_id: str) -> PlayerRow | None:
+        """A player by id."""
+        ...
+
+    def rename_player(self, player_id: str, name: str) -> None:
+        """Change a player's display name."""
+        ...
+
+    def create_session(self, player_id: str) -> str:
+        """A new session for a player; returns the secret token (only its hash is stored)."""
+        ...
+
+    def session_player(self, token: str) -> PlayerRow | None:
+        """The player a session token belongs to."""
+        ...
+
+    def delete_session(self, token: str) -> None:
+        """End a session."""
+        ...
+
+    def set_account(self, player_id: str, username: str, password_hash: str) -> None:
+        """Give a (guest) player a user name and password; ``DuplicateError`` if the name is taken."""
+        ...
+
+    def account(self, username: str) -> tuple[PlayerRow, str] | None:
+        """A player and password hash by user name."""
+        ...
+
+    def create_table(self, table: TableRow) -> None:
+        """Store a new table."""
+        ...
+
+    def get_table(self, table_id: str) -> TableRow | None:
+        """A table by id."""
+        ...
+
+    def table_by_invite(self, code: str) -> TableRow | None:
+        """A private table by its invite code."""
+        ...
+
+    def public_tables(self, limit: int = 100) -> list[TableRow]:
+        """Open public tables, newest first."""
+        ...
+
+    def open_tables(self) -> list[TableRow]:
+        """Every table not over (to resume after a restart)."""
+        ...
+
+    def set_table_status(self, table_id: str, status: str) -> None:
+        """Mark a table ``open`` or ``over``."""
+        ...
+
+    def append_events(self, table_id: str, rows: list[EventRow]) -> None:
+        """Append events in one transaction; ``DuplicateError`` (and nothing stored) when a sequence
+        number or a (player, client id) pair is already in the log."""
+        ...
+
+    def load_events(self, table_id: str, after: int = 0) -> list[EventRow]:
+        """A table's events with ``seq > after``, in order."""
+        ...
+
+    def chat_history(self, table_id: str, limit: int = 50) -> list[ChatRow]:
+        """The last chat lines of a table, oldest first."""
+        ...
+
+    def finish_game(self, table_id: str, record: dict[str, Any], rated: bool, winner: int | None,
+                    seats: list[GameSeat]) -> None:
+        """Keep a finished game's record, each human seat's result, and new ratings; mark the table over."""
+        ...
+
+    def game_record(self, table_id: str) -> dict[str, Any] | None:
+        """A finished game's ``spades-record/1``."""
+        ...
+
+    def game_player_ids(self, table_id: str) -> list[str]:
+        """The players of a finished game."""
+        ...
+
+    def leaderboard(self, limit: int = 50) -> list[PlayerRow]:
+        """Rated players, best first (by the conservative rating mu - 3 sigma)."""
+        ...
+
+    def history(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """A player's finished games, newest first."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...

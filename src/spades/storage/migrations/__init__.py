@@ -1,0 +1,1 @@
+"""Alembic migrations of the spades database, applied at start by ``spades.storage.migrate``."""

@@ -1,0 +1,287 @@
+"""``SqlStorage``: the storage protocol on SQLAlchemy 2 Core, for SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, delete, event, func, insert, select, update
+from sqlalchemy.engine import Connection, Row
+from sqlalchemy.exc import IntegrityError
+
+from spades.storage import schema as s
+from spades.storage.base import ChatRow, DuplicateError, EventRow, GameSeat, PlayerRow, TableRow
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def default_database_url() -> str:
+    """``SPADES_DATABASE_URL`` if set, else a SQLite file in the user's data folder."""
+    env = os.environ.get("SPADES_DATABASE_URL")
+    if env:
+        return env
+    folder = Path(platformdirs.user_data_dir("spades", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'spades.db'}"
+
+
+def normalize_url(url: str) -> str:
+    """Use the psycopg 3 driver for ``postgresql://`` URLs; a bare path means a SQLite file."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    if "://" not in url:
+        return f"sqlite:///{url}"
+    return url
+
+
+def _hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def migrate(engine: Engine) -> None:
+    """Apply every Alembic migration not yet applied (the configuration is built here, no ini file)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+def open_storage(url: str | None = None) -> SqlStorage:
+    """Open (and migrate) the database at ``url`` (default: ``default_database_url()``)."""
+    return SqlStorage(url or default_database_url())
+
+
+class SqlStorage:
+    """The storage protocol on a SQLAlchemy engine."""
+
+    def __init__(self, url: str) -> None:
+        """Connect and apply migrations."""
+        url = normalize_url(url)
+        self.is_sqlite = url.startswith("sqlite")
+        if self.is_sqlite:
+            self.engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        else:
+            self.engine = create_engine(url, pool_size=5, max_overflow=5, pool_pre_ping=True)
+        migrate(self.engine)
+
+    def close(self) -> None:
+        """Release connections."""
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ players and sessions
+
+    def create_player(self, name: str) -> PlayerRow:
+        """A new guest player."""
+        pid = secrets.token_hex(16)
+        with self.engine.begin() as c:
+            c.execute(insert(s.players).values(id=pid, name=name, created_at=time.time(), rated_games=0))
+        return PlayerRow(pid, name)
+
+    def get_player(self, player_id: str) -> PlayerRow | None:
+        """A player by id."""
+        with self.engine.connect() as c:
+            row = c.execute(select(s.players).where(s.players.c.id == player_id)).first()
+        return _player(row) if row else None
+
+    def rename_player(self, player_id: str, name: str) -> None:
+        """Change a player's display name."""
+        with self.engine.begin() as c:
+            c.execute(update(s.players).where(s.players.c.id == player_id).values(name=name))
+
+    def create_session(self, player_id: str) -> str:
+        """A new session; returns the secret token (the database keeps only its SHA-256)."""
+        token = secrets.token_urlsafe(32)
+        with self.engine.begin() as c:
+            c.execute(insert(s.sessions).values(token_hash=_hash_token(token), player_id=player_id,
+                                                created_at=time.time()))
+        return token
+
+    def session_player(self, token: str) -> PlayerRow | None:
+        """The player a session token belongs to."""
+        q = (select(s.players).join(s.sessions, s.sessions.c.player_id == s.players.c.id)
+             .where(s.sessions.c.token_hash == _hash_token(token)))
+        with self.engine.connect() as c:
+            row = c.execute(q).first()
+        return _player(row) if row else None
+
+    def delete_session(self, token: str) -> None:
+        """End a session."""
+        with self.engine.begin() as c:
+            c.execute(delete(s.sessions).where(s.sessions.c.token_hash == _hash_token(token)))
+
+    def set_account(self, player_id: str, username: str, password_hash: str) -> None:
+        """Give a player a user name and password hash."""
+        try:
+            with self.engine.begin() as c:
+                c.execute(update(s.players).where(s.players.c.id == player_id)
+                          .values(username=username, password_hash=password_hash))
+        except IntegrityError:
+            raise DuplicateError(f"the user name {username!r} is taken") from None
+
+    def account(self, username: str) -> tuple[PlayerRow, str] | None:
+        """A player and password hash by user name."""
+        with self.engine.connect() as c:
+            row = c.execute(select(s.players).where(s.players.c.username == username)).first()
+        if row is None or row.password_hash is None:
+            return None
+        return _player(row), str(row.password_hash)
+
+    # ------------------------------------------------------------------ tables
+
+    def create_table(self, table: TableRow) -> None:
+        """Store a new table."""
+        with self.engine.begin() as c:
+            c.execute(insert(s.tables).values(
+                id=table.id, rules=json.dumps(table.rules), settings=json.dumps(table.settings),
+                public=table.public, invite_code=table.invite_code, created_by=table.created_by,
+                created_at=table.created_at, status=table.status))
+
+    def get_table(self, table_id: str) -> TableRow | None:
+        """A table by id."""
+        with self.engine.connect() as c:
+            row = c.execute(select(s.tables).where(s.tables.c.id == table_id)).first()
+        return _table(row) if row else None
+
+    def table_by_invite(self, code: str) -> TableRow | None:
+        """A table by invite code."""
+        with self.engine.connect() as c:
+            row = c.execute(select(s.tables).where(s.tables.c.invite_code == code)).first()
+        return _table(row) if row else None
+
+    def public_tables(self, limit: int = 100) -> list[TableRow]:
+        """Open public tables, newest first."""
+        q = (select(s.tables).where(s.tables.c.public.is_(True), s.tables.c.status == "open")
+             .order_by(s.tables.c.created_at.desc()).limit(limit))
+        with self.engine.connect() as c:
+            return [_table(r) for r in c.execute(q)]
+
+    def open_tables(self) -> list[TableRow]:
+        """Every table not over."""
+        with self.engine.connect() as c:
+            return [_table(r) for r in c.execute(select(s.tables).where(s.tables.c.status != "over"))]
+
+    def set_table_status(self, table_id: str, status: str) -> None:
+        """Mark a table's status."""
+        with self.engine.begin() as c:
+            c.execute(update(s.tables).where(s.tables.c.id == table_id).values(status=status))
+
+    # ------------------------------------------------------------------ the event log
+
+    def append_events(self, table_id: str, rows: list[EventRow]) -> None:
+        """Append events (and their chat lines) in one transaction."""
+        if not rows:
+            return
+        now = time.time()
+        values = [{"table_id": table_id, "seq": r.seq, "kind": r.kind, "data": json.dumps(r.data),
+                   "player_id": r.player_id, "client_id": r.client_id, "created_at": r.created_at or now}
+                  for r in rows]
+        chats = [{"table_id": table_id, "seq": r.seq, "player_id": r.player_id, "name": r.data["name"],
+                  "text": r.data["text"], "created_at": r.created_at or now} for r in rows if r.kind == "chat"]
+        try:
+            with self.engine.begin() as c:
+                c.execute(insert(s.events), values)
+                if chats:
+                    c.execute(insert(s.chat), chats)
+        except IntegrityError:
+            raise DuplicateError(f"event {rows[0].seq} of table {table_id} or its client id is already stored") \
+                from None
+
+    def load_events(self, table_id: str, after: int = 0) -> list[EventRow]:
+        """A table's events after ``after``, in order."""
+        q = (select(s.events).where(s.events.c.table_id == table_id, s.events.c.seq > after)
+             .order_by(s.events.c.seq))
+        with self.engine.connect() as c:
+            return [EventRow(r.seq, r.kind, json.loads(r.data), r.player_id, r.client_id, r.created_at)
+                    for r in c.execute(q)]
+
+    def chat_history(self, table_id: str, limit: int = 50) -> list[ChatRow]:
+        """The last chat lines, oldest first."""
+        q = (select(s.chat).where(s.chat.c.table_id == table_id).order_by(s.chat.c.seq.desc()).limit(limit))
+        with self.engine.connect() as c:
+            rows = [ChatRow(r.seq, r.player_id, r.name, r.text, r.created_at) for r in c.execute(q)]
+        return rows[::-1]
+
+    # ------------------------------------------------------------------ finished games and ratings
+
+    def finish_game(self, table_id: str, record: dict[str, Any], rated: bool, winner: int | None,
+                    seats: list[GameSeat]) -> None:
+        """Keep the record and results; update ratings; mark the table over (one transaction)."""
+        now = time.time()
+        with self.engine.begin() as c:
+            c.execute(insert(s.games).values(table_id=table_id, record=json.dumps(record), rated=rated,
+                                             winner=winner, finished_at=now))
+            for g in seats:
+                c.execute(insert(s.game_players).values(
+                    table_id=table_id, seat=g.seat, player_id=g.player_id, side=g.side, won=g.won,
+                    points=g.points, rating_before=g.rating_before, rating_after=g.rating_after, finished_at=now))
+                if rated and g.mu is not None:
+                    c.execute(update(s.players).where(s.players.c.id == g.player_id).values(
+                        rating_mu=g.mu, rating_sigma=g.sigma, rated_games=s.players.c.rated_games + 1))
+            c.execute(update(s.tables).where(s.tables.c.id == table_id).values(status="over"))
+
+    def game_record(self, table_id: str) -> dict[str, Any] | None:
+        """A finished game's record."""
+        with self.engine.connect() as c:
+            row = c.execute(select(s.games.c.record).where(s.games.c.table_id == table_id)).first()
+        return json.loads(row.record) if row else None
+
+    def game_player_ids(self, table_id: str) -> list[str]:
+        """The human players of a finished game."""
+        q = select(s.game_players.c.player_id).where(s.game_players.c.table_id == table_id)
+        with self.engine.connect() as c:
+            return [r.player_id for r in c.execute(q)]
+
+    def leaderboard(self, limit: int = 50) -> list[PlayerRow]:
+        """Rated players by mu - 3 sigma, best first."""
+        p = s.players
+        q = (select(p).where(p.c.rating_mu.is_not(None), p.c.rated_games > 0)
+             .order_by((p.c.rating_mu - 3 * p.c.rating_sigma).desc(), p.c.id).limit(limit))
+        with self.engine.connect() as c:
+            return [_player(r) for r in c.execute(q)]
+
+    def history(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """A player's finished games, newest first."""
+        g = s.game_players
+        q = (select(g, s.games.c.rated).join(s.games, s.games.c.table_id == g.c.table_id)
+             .where(g.c.player_id == player_id).order_by(g.c.finished_at.desc()).limit(limit))
+        with self.engine.connect() as c:
+            return [{"table": r.table_id, "seat": r.seat, "side": r.side, "won": r.won, "points": r.points,
+                     "rated": r.rated, "rating_before": r.rating_before, "rating_after": r.rating_after,
+                     "finished_at": r.finished_at} for r in c.execute(q)]
+
+    def count_events(self, table_id: str) -> int:
+        """How many events a table has (for tests and tools)."""
+        with self.engine.connect() as c:
+            return int(c.execute(select(func.count()).select_from(s.events)
+                                 .where(s.events.c.table_id == table_id)).scalar_one())
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()
+
+
+def _player(row: Row[Any]) -> PlayerRow:
+    return PlayerRow(row.id, row.name, row.username, row.rating_mu, row.rating_sigma, row.rated_games)
+
+
+def _table(row: Row[Any]) -> TableRow:
+    return TableRow(row.id, json.loads(row.rules), json.loads(row.settings), bool(row.public), row.invite_code,
+                    row.created_by, row.created_at, row.status)
+
+
+__all__ = ["Connection", "SqlStorage", "default_database_url", "migrate", "normalize_url", "open_storage"]

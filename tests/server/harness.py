@@ -1,0 +1,223 @@
+"""Test harness: a real server on a free port (in a thread, or as a ``spades serve`` subprocess),
+HTTP players with session cookies, and WebSocket clients from the ``websockets`` library."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+from websockets.sync.client import ClientConnection, connect
+
+from spades.server.app import create_app
+from spades.server.config import ServerConfig
+
+Msg = dict[str, Any]
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class LiveServer:
+    """The app on uvicorn in a background thread (real sockets, real database)."""
+
+    def __init__(self, cfg: ServerConfig) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        self.app = create_app(cfg)
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                    ws_max_size=65536, lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self) -> LiveServer:
+        """Start and wait until it answers."""
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the server did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        """Stop it."""
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+class ServeProcess:
+    """``spades serve`` as a real subprocess (for kill -9 tests)."""
+
+    def __init__(self, db_path: Path, port: int | None = None, extra: list[str] | None = None) -> None:
+        self.db_path = db_path
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        self.extra = extra or []
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> ServeProcess:
+        """Start and wait for /healthz."""
+        env = dict(os.environ)
+        env.pop("SPADES_DATABASE_URL", None)
+        self.log = open(self.db_path.with_suffix(f".{self.port}.log"), "ab")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "spades.cli", "serve", "--port", str(self.port), "--database",
+             f"sqlite:///{self.db_path}", *self.extra], stdout=self.log, stderr=self.log, env=env)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).json() == {"ok": True}:
+                    return self
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise RuntimeError("spades serve did not start")
+            time.sleep(0.1)
+
+    def kill9(self) -> None:
+        """SIGKILL: no shutdown code runs."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        self.log.close()
+
+    def stop(self) -> None:
+        """Terminate politely."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+            self.log.close()
+
+
+class Sock:
+    """A WebSocket client at one table that remembers what it received."""
+
+    def __init__(self, conn: ClientConnection) -> None:
+        self.conn = conn
+        self.received: list[Msg] = []
+        self.raw: list[str] = []
+        self.seq = 0
+        self.state: Msg | None = None
+        self.table: Msg | None = None
+        self.counter = 0
+
+    def send(self, msg: Msg) -> None:
+        """Send a JSON message."""
+        self.conn.send(json.dumps(msg))
+
+    def recv(self, timeout: float = 10) -> Msg:
+        """The next message (and track the last event number and state)."""
+        raw = self.conn.recv(timeout=timeout)
+        assert isinstance(raw, str)
+        self.raw.append(raw)
+        m: Msg = json.loads(raw)
+        self.received.append(m)
+        if "seq" in m and m["type"] in ("event", "snapshot", "state"):
+            if m["type"] == "event":
+                assert m["seq"] == self.seq + 1 or self.seq == 0, (m["seq"], self.seq)
+            self.seq = m["seq"]
+        if "state" in m:
+            self.state = m["state"]
+        if "table" in m:
+            self.table = m["table"]
+        return m
+
+    def until(self, pred: Callable[[Msg], bool], timeout: float = 20) -> Msg:
+        """Receive until a message matches."""
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no matching message")
+            m = self.recv(timeout=left)
+            if pred(m):
+                return m
+
+    def drain(self, quiet: float = 0.2) -> list[Msg]:
+        """Receive whatever arrives until ``quiet`` seconds pass with nothing."""
+        out = []
+        while True:
+            try:
+                out.append(self.recv(timeout=quiet))
+            except TimeoutError:
+                return out
+
+    def act(self, action: Msg, cid: str | None = None) -> Msg:
+        """Send an action and return its ack or error."""
+        self.counter += 1
+        cid = cid or f"a{self.counter}-{time.monotonic_ns()}"
+        self.send({"type": "action", "id": cid, "action": action})
+        return self.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == cid)
+
+    @property
+    def view(self) -> Msg | None:
+        """The latest view of the hand."""
+        return None if self.state is None else self.state["view"]
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.conn.close()
+
+
+class Player:
+    """A person with a browser: an HTTP client with a session cookie, opening table sockets."""
+
+    def __init__(self, base: str, ws_base: str) -> None:
+        self.base, self.ws_base = base, ws_base
+        self.http = httpx.Client(base_url=base, timeout=30)
+        self.me = self.http.get("/api/me").json()
+        self.token = self.http.cookies["spades_session"]
+
+    def sock(self, table: str, last_seq: int | None = None, invite: str | None = None, origin: str | None = None,
+             hello: bool = True) -> Sock:
+        """Open the table's socket and say hello (then read the welcome)."""
+        conn = connect(f"{self.ws_base}/ws/tables/{table}",
+                       additional_headers={"Cookie": f"spades_session={self.token}"},
+                       origin=origin, open_timeout=10, max_size=2**22)  # type: ignore[arg-type]
+        s = Sock(conn)
+        if hello:
+            msg: Msg = {"type": "hello", "v": 1, "last_seq": last_seq}
+            if invite:
+                msg["invite"] = invite
+            s.send(msg)
+            w = s.recv()
+            assert w["type"] == "welcome", w
+            s.seq = last_seq or 0
+        return s
+
+
+def anonymous_sock(ws_base: str, table: str, invite: str | None = None) -> Sock:
+    """A socket with no session at all (an anonymous spectator)."""
+    s = Sock(connect(f"{ws_base}/ws/tables/{table}", open_timeout=10, max_size=2**22))
+    msg: Msg = {"type": "hello", "v": 1, "last_seq": None}
+    if invite:
+        msg["invite"] = invite
+    s.send(msg)
+    assert s.recv()["type"] == "welcome"
+    return s
+
+
+def settle(socks: list[Sock], quiet: float = 0.3) -> None:
+    """Drain every socket until all are quiet."""
+    for s in socks:
+        s.drain(quiet)
