@@ -1,14 +1,20 @@
-"""The bot protocol and the random player (for tests)."""
+"""The bot protocol, the level registry and the random player (for tests).
+
+A bot sees only a seat's ``HandView`` (``spades.core.view``), the game's totals and, when the
+caller knows them, the bag counts; it never receives a ``Hand`` or a ``Game``, so it cannot read
+hidden cards. ``decide`` returns a legal action and a short reason by its deadline.
+"""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from spades.core.actions import Action
 from spades.core.errors import SpadesError
+from spades.core.rules import Rules
 from spades.core.view import HandView
 
 
@@ -22,13 +28,37 @@ class Decision:
 
 class Bot(Protocol):
     """A computer player. ``decide`` must return one of ``view.legal`` by ``deadline`` (seconds from
-    ``time.monotonic``), and must not block an event loop for long: callers run it in a worker."""
+    ``time.monotonic``), and must not block an event loop for long: callers run it in a worker.
+
+    ``bags`` (per side, the bag counts before this hand) is optional: without it a bot infers them
+    from the totals where the rules allow (with ten-bag penalties a total's last digit is its bags).
+    """
 
     level: str
 
-    def decide(self, view: HandView, totals: tuple[int, ...], deadline: float | None = None) -> Decision:
+    def decide(self, view: HandView, totals: tuple[int, ...], deadline: float | None = None,
+               bags: tuple[int, ...] | None = None) -> Decision:
         """Choose an action for the viewer's seat."""
         ...
+
+
+def infer_bags(rules: Rules, totals: Sequence[int], bags: Sequence[int] | None) -> tuple[int, ...]:
+    """The bag counts if given, else as the totals show them (ten-bag penalty rules), else zeros."""
+    sides = rules.layout.sides_count
+    if bags is not None and len(bags) == sides:
+        return tuple(bags)
+    if rules.bags == "penalty" and rules.bag_limit == 10 and len(totals) == sides:
+        return tuple(t % 10 for t in totals)
+    return (0,) * sides
+
+
+def only_action(view: HandView) -> Decision | None:
+    """The decision when there is nothing to choose (one legal action); raises when there is none."""
+    if not view.legal:
+        raise SpadesError("there is no legal action for this seat now")
+    if len(view.legal) == 1:
+        return Decision(view.legal[0], "the only legal action")
+    return None
 
 
 class RandomBot:
@@ -37,17 +67,25 @@ class RandomBot:
     level = "random"
 
     def __init__(self, seed: int | None = None) -> None:
+        """A random player with its own seeded generator."""
         self.rng = random.Random(seed)
 
-    def decide(self, view: HandView, totals: tuple[int, ...], deadline: float | None = None) -> Decision:
+    def decide(self, view: HandView, totals: tuple[int, ...], deadline: float | None = None,
+               bags: tuple[int, ...] | None = None) -> Decision:
         """Choose at random."""
-        if not view.legal:
-            raise ValueError("there is no legal action for this seat now")
+        only = only_action(view)
+        if only is not None:
+            return only
         return Decision(self.rng.choice(view.legal), "a random legal choice")
 
 
 LEVELS: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot}
-"""Bot levels by name, weakest first."""
+"""Bot levels by name, weakest first: random, easy, normal, expert (and ismcts, the search baseline).
+
+``spades.ai`` registers the other levels when the package is imported."""
+
+PLAYER_LEVELS = ("random", "easy", "normal", "expert")
+"""The levels offered to players (``ismcts`` is a research baseline for the arena)."""
 
 
 def make_bot(level: str, seed: int | None = None) -> Bot:

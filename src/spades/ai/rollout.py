@@ -1,0 +1,234 @@
+"""Fast play-outs and the evaluation of a finished hand, for search.
+
+``Rollout.play_out`` finishes a guessed hand (a determinization) with a quick rule-based policy:
+nil bidders duck, their partners cover, a partner's winning trick is left alone, tricks are won
+cheaply while the contract needs them and ducked once it is made. ``Rollout.utility`` scores the
+result as the game does (contract, set, nil, bags with the side's bag count, the target) and turns
+it into one number per side: its points minus the average of the others', with each new bag
+charged its share of the coming bag penalty and a bonus for winning the game on this hand.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from spades.ai.knowledge import tables
+from spades.ai.situation import side_contract
+from spades.core.actions import BidValue
+from spades.core.cards import SPADES, cards_of
+from spades.core.hand import Hand, Phase
+from spades.core.rules import Rules
+from spades.core.scoring import score_hand
+
+WIN_BONUS = 150.0
+"""Utility for winning the game on this hand (points are the rest of the utility)."""
+
+
+class Rollout:
+    """Play-outs and evaluation for one decision (the bids, bags and totals it was built with)."""
+
+    def __init__(self, rules: Rules, bags: Sequence[int], totals: Sequence[int], bidless: bool = False) -> None:
+        """Prepare the lookups."""
+        self.rules = rules
+        lay = rules.layout
+        self.lay = lay
+        self.eff = lay.effective_suit
+        self.power = lay.power
+        self.key = tables(rules).key
+        self.suit_mask = lay.suit_mask
+        self.bags = tuple(bags)
+        self.totals = tuple(totals)
+        self.bidless = bidless
+        self.count_for_partner = rules.failed_nil_tricks == "count_for_partner"
+        self.liability = rules.bag_penalty / rules.bag_limit if rules.bags in ("penalty", "count_only") else 0.0
+        self.duck_bags = rules.bags != "none"
+
+    # ------------------------------------------------------------------ play-outs
+
+    def exchange(self, h: Hand) -> None:
+        """Make the pending nil exchanges: the nil bidder passes high, the partner low."""
+        from spades.core.actions import Pass
+
+        key = self.key
+        power = self.power
+        while h.phase is Phase.EXCHANGE:
+            giver, _, k = h.exchanges[0]
+            b = h.bids[giver]
+            cs = cards_of(h.hands[giver])
+            if b is not None and b.is_nil:
+                cs.sort(key=lambda c: -key[c])
+            else:
+                cs.sort(key=lambda c: power[c])
+            h.apply_unchecked(Pass(giver, tuple(cs[:k])))
+
+    def play_out(self, h: Hand, rng: random.Random | None = None) -> None:
+        """Play the hand to its end with the rule-based policy (``rng``: random moves instead)."""
+        if h.phase is Phase.EXCHANGE:
+            self.exchange(h)
+        lay = self.lay
+        n = lay.n
+        eff = self.eff
+        power = self.power
+        key = self.key
+        side_of = lay.side_of
+        partner_of = lay.partner
+        sides = lay.sides
+        bids = h.bids
+        nil = [b is not None and b.tricks == 0 for b in bids]
+        contract = [side_contract(bids, ss) for ss in sides]
+        suit_mask = self.suit_mask
+        bidless = self.bidless or all(b is None for b in bids)
+        cfp = self.count_for_partner
+        duck_bags = self.duck_bags
+        hands = h.hands
+        tt = h.tricks_taken
+        while h.phase is Phase.PLAY:
+            legal = h.legal_play_mask()
+            if legal & (legal - 1) == 0:
+                h.play_fast(legal.bit_length() - 1)
+                continue
+            if rng is not None:
+                cs = cards_of(legal)
+                h.play_fast(cs[rng.randrange(len(cs))])
+                continue
+            seat = h.to_act
+            hands = h.hands
+            side = side_of[seat]
+            my_nil = nil[seat] and tt[seat] == 0
+            p = partner_of[seat]
+            p_nil = p is not None and nil[p] and tt[p] == 0
+            cs = cards_of(legal)
+            cur = h.current
+            if bidless:
+                need = 1
+            else:
+                toward = 0
+                for s in sides[side]:
+                    if cfp or not nil[s]:
+                        toward += tt[s]
+                need = contract[side] - toward
+            if not cur:
+                non = [c for c in cs if eff[c] != SPADES] or cs
+                if my_nil:
+                    card = min(non, key=power.__getitem__)
+                elif p_nil:
+                    card = max(non, key=power.__getitem__)
+                elif need > 0:
+                    others = 0
+                    for s in range(n):
+                        if s != seat:
+                            others |= hands[s]
+                    card = -1
+                    best = -1
+                    for c in non:
+                        pc = power[c]
+                        if pc > best:
+                            above = others & suit_mask[eff[c]]
+                            boss = True
+                            for x in cards_of(above):
+                                if power[x] > pc:
+                                    boss = False
+                                    break
+                            if boss:
+                                card, best = c, pc
+                    if card < 0:
+                        card = min(non, key=power.__getitem__)
+                else:
+                    card = min(non, key=power.__getitem__)
+                h.play_fast(card)
+                continue
+            led = eff[cur[0][1]]
+            wt = h.win_trump
+            wp = h.win_power
+            ws = h.win_seat
+            win: list[int] = []
+            lose: list[int] = []
+            for c in cs:
+                if eff[c] == SPADES:
+                    (win if (not wt or power[c] >= wp) else lose).append(c)
+                elif not wt and eff[c] == led and power[c] >= wp:
+                    win.append(c)
+                else:
+                    lose.append(c)
+            last = len(cur) == n - 1
+            if my_nil:
+                if lose:
+                    card = max(lose, key=lambda c: (eff[c] != SPADES, power[c]))
+                else:
+                    card = max(cs, key=key.__getitem__) if last else min(cs, key=key.__getitem__)
+            elif p_nil and ws == p:
+                card = min(win, key=key.__getitem__) if win else min(cs, key=key.__getitem__)
+            elif p_nil and not last and all(s != p for s, _ in cur):
+                follow = [c for c in win if eff[c] == led]
+                if follow:
+                    card = max(follow, key=power.__getitem__)
+                elif win:
+                    card = min(win, key=key.__getitem__)
+                else:
+                    card = min(cs, key=key.__getitem__)
+            elif p is not None and ws == p:
+                card = min(cs, key=key.__getitem__)
+            elif nil[ws] and tt[ws] == 0 and side_of[ws] != side:
+                card = max(lose, key=key.__getitem__) if lose else min(cs, key=key.__getitem__)
+            elif need > 0 or not duck_bags:
+                if win:
+                    follow = [c for c in win if eff[c] == led]
+                    if last or not follow:
+                        card = min(win, key=key.__getitem__)
+                    elif len(cur) == 1 and p is not None and follow:
+                        card = max(follow, key=power.__getitem__) if _is_boss(h, follow, power, suit_mask, eff) \
+                            else min(cs, key=key.__getitem__)
+                    else:
+                        card = max(follow, key=power.__getitem__)
+                else:
+                    card = min(cs, key=key.__getitem__)
+            else:
+                card = max(lose, key=key.__getitem__) if lose else (
+                    max(cs, key=key.__getitem__) if last else min(cs, key=key.__getitem__))
+            h.play_fast(card)
+
+    # ------------------------------------------------------------------ evaluation
+
+    def utility(self, h: Hand) -> list[float]:
+        """Each side's utility for a finished hand (see the module docstring)."""
+        return self.score(h.bids, h.tricks_taken)
+
+    def score(self, bids: Sequence[BidValue | None], tricks: Sequence[int]) -> list[float]:
+        """Each side's utility for a hand's bids and tricks per seat."""
+        rules = self.rules
+        sides = score_hand(rules, None if self.bidless else bids, tricks, self.bags)
+        k = len(sides)
+        raw = [0.0] * k
+        totals = self.totals
+        for i, s in enumerate(sides):
+            u = float(s.points)
+            if self.liability:
+                before = self.bags[i]
+                # Each bag counted carries its share of a coming penalty; a penalty paid now (already in
+                # the points) clears the share the old bags carried.
+                u -= self.liability * (s.bags_total - before)
+            raw[i] = u
+        if totals and len(totals) == k:
+            new = [totals[i] + sides[i].points for i in range(k)]
+            best = max(new)
+            ends = best >= rules.target or (rules.lose_at is not None and min(new) <= rules.lose_at)
+            if ends and new.count(best) == 1:
+                raw[new.index(best)] += WIN_BONUS
+        if k == 1:
+            return raw
+        total = sum(raw)
+        return [raw[i] - (total - raw[i]) / (k - 1) for i in range(k)]
+
+
+def _is_boss(h: Hand, follow: list[int], power: Sequence[int], suit_mask: Sequence[int],
+             eff: Sequence[int]) -> bool:
+    """Whether the best of ``follow`` beats every card of its suit still held by others."""
+    c = max(follow, key=power.__getitem__)
+    seat = h.to_act
+    others = 0
+    for s, m in enumerate(h.hands):
+        if s != seat:
+            others |= m
+    pc = power[c]
+    return all(power[x] < pc for x in cards_of(others & suit_mask[eff[c]]))

@@ -1,0 +1,275 @@
+"""Search over guessed deals: the ``expert`` player's Monte Carlo search and the plain ISMCTS baseline.
+
+Expert play is determinized (perfect-information) Monte Carlo, "PIMC" (Long et al. 2010 explain why it
+works well in trick-taking games despite strategy fusion): until its deadline, it deals the unseen
+cards consistently with everything the seat knows (``Knowledge.sample``, bids as soft evidence), plays
+every candidate card in that deal, finishes the hand with the rule-based rollout policy, and scores
+it with the real scoring (``Rollout.utility``). The same deals are used for every candidate (common
+random numbers), so differences between cards are measured, not noise. Cards that are equivalent
+(adjacent in rank once the cards in between are played or mine) are searched once.
+
+Expert bidding simulates too: in each guessed deal the hand is played out once with a number bid and
+once as nil, giving distributions of the side's tricks and of the nil's survival; each legal bid is
+then scored by the real scoring over those deals and the best expected bid is chosen.
+
+``ismcts_play`` is single-observer information-set MCTS with random roll-outs, as Cowling, Powley and
+Whitehouse describe for Spades: a tree over this seat's moves and the others' moves, a fresh
+determinization each iteration, UCB with availability counts. It is the baseline the expert must beat.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from spades.ai.bidding import estimate_tricks
+from spades.ai.knowledge import Knowledge
+from spades.ai.rollout import Rollout
+from spades.core.actions import Bid, BidValue, Play
+from spades.core.cards import FACES_PER_PACK, cards_of
+from spades.core.hand import Hand, Phase
+from spades.core.view import HandView, hand_from_view
+
+_PACK0 = (1 << FACES_PER_PACK) - 1
+
+
+def distinct_copies(mask: int) -> int:
+    """A card set with the second pack's copy of a card dropped when the first is there (six-handed)."""
+    return mask & ~((mask & _PACK0) << FACES_PER_PACK)
+
+
+def world_hands(v: HandView, k: Knowledge, deal: dict[int, int]) -> list[int]:
+    """Every seat's cards in a guessed deal (the viewer's own cards included)."""
+    n = v.rules.layout.n
+    assert v.seat is not None
+    hands = [0] * n
+    for s in range(n):
+        if s == v.seat and s not in deal:
+            hands[s] = k.own
+        else:
+            hands[s] = deal.get(s, 0)
+    return hands
+
+
+def distinct_cards(v: HandView, k: Knowledge, legal: int) -> list[int]:
+    """The legal cards less those equivalent to a lower one (adjacent once the cards between are known)."""
+    lay = v.rules.layout
+    eff = lay.effective_suit
+    power = lay.power
+    known = k.own | k.played
+    out: list[int] = []
+    by_suit: dict[int, list[int]] = {}
+    for c in cards_of(legal):
+        by_suit.setdefault(eff[c], []).append(c)
+    for s, cs in by_suit.items():
+        cs.sort(key=lambda c: power[c])
+        suit_cards = [c for c in lay.deck if eff[c] == s]
+        prev = None
+        for c in cs:
+            if prev is not None:
+                lo, hi = power[prev], power[c]
+                between = [x for x in suit_cards if lo <= power[x] <= hi and x not in (prev, c)]
+                if all(known >> x & 1 for x in between):
+                    continue  # same as prev
+            out.append(c)
+            prev = c
+    return out
+
+
+@dataclass
+class SearchStats:
+    """What a search did: deals looked at and each candidate's mean utility."""
+
+    worlds: int = 0
+    means: dict[int, float] = field(default_factory=dict)
+
+
+def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[int], deadline: float,
+              rng: random.Random, max_worlds: int = 400, min_worlds: int = 8) -> tuple[int, SearchStats]:
+    """The expert's card: the best mean utility over deals sampled until ``deadline``."""
+    assert v.seat is not None
+    legal = 0
+    for a in v.legal:
+        if isinstance(a, Play):
+            legal |= 1 << a.card
+    cands = distinct_cards(v, k, legal)
+    stats = SearchStats()
+    if len(cands) == 1:
+        stats.means[cands[0]] = 0.0
+        return cands[0], stats
+    ro = Rollout(v.rules, bags, totals, v.bidless)
+    side = v.rules.layout.side_of[v.seat]
+    sums = dict.fromkeys(cands, 0.0)
+    sq = dict.fromkeys(cands, 0.0)
+    while stats.worlds < max_worlds:
+        if stats.worlds >= min_worlds and time.monotonic() >= deadline:
+            break
+        deal = k.sample(rng, bids_weight=v)
+        base = hand_from_view(v, world_hands(v, k, deal))
+        for c in cands:
+            h = base.clone()
+            h.play_fast(c)
+            ro.play_out(h)
+            u = ro.utility(h)[side]
+            sums[c] += u
+            sq[c] += u * u
+        stats.worlds += 1
+        if stats.worlds >= 24 and stats.worlds % 8 == 0 and _decided(sums, sq, stats.worlds):
+            break
+    stats.means = {c: sums[c] / stats.worlds for c in cands}
+    best = max(cands, key=lambda c: (stats.means[c], -c))
+    return best, stats
+
+
+def _decided(sums: dict[int, float], sq: dict[int, float], n: int) -> bool:
+    """Stop early when the leader is clearly ahead of every other candidate."""
+    means = sorted(((s / n, c) for c, s in sums.items()), reverse=True)
+    top_mean, top = means[0]
+    for m, c in means[1:]:
+        var = max(sq[top] / n - top_mean ** 2, 0.0) + max(sq[c] / n - m ** 2, 0.0)
+        if top_mean - m < 3.0 * math.sqrt(var / n) + 1.0:
+            return False
+    return True
+
+
+def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[int], deadline: float,
+             rng: random.Random, max_worlds: int = 160) -> tuple[BidValue, float, float, int]:
+    """The expert's bid by simulation: (best bid, its expected utility, nil success rate, deals)."""
+    assert v.seat is not None
+    rules = v.rules
+    lay = rules.layout
+    me = v.seat
+    side = lay.side_of[me]
+    options = [a.value for a in v.legal if isinstance(a, Bid) and not a.value.blind]
+    numbers = [b for b in options if not b.is_nil]
+    nil_ok = any(b.is_nil for b in options)
+    ro = Rollout(rules, bags, totals, v.bidless)
+    my_est = estimate_tricks(rules, k.own)
+    results_num: list[tuple[list[BidValue | None], list[int]]] = []
+    results_nil: list[tuple[list[BidValue | None], list[int]]] = []
+    worlds = 0
+    nil_made = 0
+    while worlds < max_worlds and (worlds < 6 or time.monotonic() < deadline):
+        deal = k.sample(rng, bids_weight=v)
+        hands = world_hands(v, k, deal)
+        provisional: list[BidValue | None] = list(v.bids)
+        for s in range(lay.n):
+            if provisional[s] is None and s != me:
+                provisional[s] = BidValue(max(1, round(estimate_tricks(rules, hands[s]))))
+        runs: list[tuple[BidValue, list[tuple[list[BidValue | None], list[int]]]]] = []
+        runs.append((BidValue(max(1, round(my_est))), results_num))
+        if nil_ok:
+            runs.append((BidValue(0), results_nil))
+        for mine, store in runs:
+            bids = provisional[:]
+            bids[me] = mine
+            h = _bid_world(v, hands, bids)
+            ro.play_out(h)
+            store.append((list(h.bids), list(h.tricks_taken)))
+            if mine.is_nil and h.tricks_taken[me] == 0:
+                nil_made += 1
+        worlds += 1
+    best: BidValue | None = None
+    best_u = -1e9
+    for b in numbers:
+        u = 0.0
+        for bids, tricks in results_num:
+            bb = bids[:]
+            bb[me] = b
+            u += ro.score(bb, tricks)[side]
+        u /= max(1, len(results_num))
+        if u > best_u:
+            best, best_u = b, u
+    if nil_ok:
+        u = 0.0
+        for bids, tricks in results_nil:
+            u += ro.score(bids, tricks)[side]
+        u /= max(1, len(results_nil))
+        if u > best_u or best is None:
+            best, best_u = BidValue(0), u
+    assert best is not None
+    return best, best_u, nil_made / max(1, worlds), worlds
+
+
+def _bid_world(v: HandView, hands: list[int], bids: list[BidValue | None]) -> Hand:
+    """A guessed deal with the rest of the bidding done as ``bids`` says (the engine then starts the
+    exchanges or the play)."""
+    h = hand_from_view(v, hands)
+    while h.phase is Phase.BID:
+        s = h.to_act
+        h.apply_unchecked(Bid(s, bids[s] or BidValue(1)))
+    return h
+
+
+# ---------------------------------------------------------------------- ISMCTS baseline
+
+
+class _Node:
+    __slots__ = ("avail", "children", "side", "total", "visits")
+
+    def __init__(self, side: int) -> None:
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+        self.side = side
+
+
+def ismcts_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[int], deadline: float,
+                rng: random.Random, exploration: float = 0.7, max_iterations: int = 100_000) -> tuple[int, int]:
+    """SO-ISMCTS with random roll-outs: (card, iterations)."""
+    assert v.seat is not None
+    lay = v.rules.layout
+    legal = 0
+    for a in v.legal:
+        if isinstance(a, Play):
+            legal |= 1 << a.card
+    if legal & (legal - 1) == 0:
+        return legal.bit_length() - 1, 0
+    ro = Rollout(v.rules, bags, totals, v.bidless)
+    root = _Node(lay.side_of[v.seat])
+    iterations = 0
+    scale = 100.0
+    while iterations < max_iterations and (iterations < 16 or time.monotonic() < deadline):
+        iterations += 1
+        deal = k.sample(rng)
+        h = hand_from_view(v, world_hands(v, k, deal))
+        node = root
+        path: list[_Node] = []
+        while h.phase is Phase.PLAY:
+            moves = cards_of(distinct_copies(h.legal_play_mask()))
+            untried = [c for c in moves if c not in node.children]
+            mover_side = lay.side_of[h.to_act]
+            for c in moves:
+                child = node.children.get(c)
+                if child is not None:
+                    child.avail += 1
+            if untried:
+                c = untried[rng.randrange(len(untried))]
+                child = _Node(mover_side)
+                child.avail = 1
+                node.children[c] = child
+                h.play_fast(c)
+                path.append(child)
+                break
+            best_c = -1
+            best_score = -1e18
+            for c in moves:
+                ch = node.children[c]
+                score = ch.total / ch.visits / scale + exploration * math.sqrt(math.log(ch.avail) / ch.visits)
+                if score > best_score:
+                    best_c, best_score = c, score
+            h.play_fast(best_c)
+            node = node.children[best_c]
+            path.append(node)
+        if h.phase is Phase.PLAY:
+            ro.play_out(h, rng=rng)
+        util = ro.utility(h)
+        for nd in path:
+            nd.visits += 1
+            nd.total += util[nd.side]
+    best = max(root.children.items(), key=lambda kv: (kv[1].visits, -kv[0]))[0]
+    return best, iterations
