@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Annotated
 
@@ -11,6 +10,7 @@ import typer
 
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     """Add the server's commands to the ``spades`` command and its ``bench`` group."""
+    del bench_app  # ``spades bench server`` comes with the load benchmark
 
     @app.command()
     def serve(
@@ -39,24 +39,3 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                            allowed_origins=tuple(origin or ()))
         uvicorn.run(create_app(cfg), host=host, port=port, ws_max_size=65536, log_level="info",
                     ws_ping_interval=20, ws_ping_timeout=20)
-
-    @bench_app.command("server")
-    def bench_server(
-        players: Annotated[str, typer.Option(help="simultaneous players to try, comma separated")] = "100,250,500,1000",
-        seconds: Annotated[float, typer.Option(help="seconds of play at each step")] = 10.0,
-        as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
-    ) -> None:
-        """Start a server and drive it with simulated players over real WebSockets."""
-        from spades.server.bench import run_bench
-
-        steps = [int(x) for x in players.split(",") if x.strip()]
-        if not steps or min(steps) < 1:
-            typer.echo("error: --players takes positive counts like 100,500", err=True)
-            raise typer.Exit(2)
-        figures = run_bench(steps, seconds)
-        if as_json:
-            typer.echo(json.dumps(figures))
-            return
-        for row in figures["steps"]:
-            typer.echo(" ".join(f"{k}={v}" for k, v in row.items()))
-        typer.echo(f"first p95 over 100 ms at: {figures['p95_over_100ms_at']}")
