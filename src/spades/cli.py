@@ -205,7 +205,7 @@ def play(
     sets: SetOpt = None,
     seed: Annotated[int | None, typer.Option(help="seed the deals (and the computer players)")] = None,
     seat: Annotated[int, typer.Option(help="your seat")] = 0,
-    level: Annotated[str, typer.Option(help="the computer players' level")] = "random",
+    level: Annotated[str, typer.Option(help="the computer players' level")] = "normal",
 ) -> None:
     """A game against the computer in the terminal."""
     from spades.terminal import play_terminal
@@ -282,6 +282,11 @@ def _register_shuffle() -> None:
 
 
 _register_shuffle()
+
+
+from spades.ai.cli import register as _register_ai  # noqa: E402
+
+_register_ai(app, bench_app)
 
 
 def main() -> None:

@@ -1,0 +1,165 @@
+"""The computer players' commands: ``spades suggest``, ``spades arena`` and ``spades bench bots``.
+
+``register(app, bench_app)`` adds them to the ``spades`` command (``spades.cli``). Their ``--json``
+keys are a public interface: ``suggest`` gives ``seat``, ``action`` (the record's action shape),
+``reason`` and ``level``; ``arena`` gives ``diff_per_hand`` (A minus B, points per hand), ``ci95``,
+``deals``, ``hands_played`` and per-level figures; ``bench bots`` gives decision times per level.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from spades.ai.arena import decision_times, run_arena
+from spades.ai.base import LEVELS
+from spades.ai.suggest import suggest, suggestion_json
+from spades.core.errors import RecordError, SpadesError
+from spades.core.view import action_to_dict
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
+LevelOpt = Annotated[str, typer.Option("--level", help="random, easy, normal or expert")]
+BudgetOpt = Annotated[float | None, typer.Option("--budget", help="seconds a card for the searching levels")]
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _check_level(level: str) -> None:
+    if level not in LEVELS:
+        _fail(f"unknown level {level!r}; the levels are: {', '.join(LEVELS)}")
+
+
+@contextmanager
+def _progress(show: bool, what: str) -> Iterator[Callable[[int, int], None] | None]:
+    if not show:
+        yield None
+        return
+    with Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(what, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def suggest_cmd(
+    file: Path,
+    level: LevelOpt = "normal",
+    seed: Annotated[int, typer.Option(help="seed for the bot's sampling")] = 0,
+    budget: BudgetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The computer's choice for the seat to act at the end of a game record, with a reason."""
+    from spades.cli import read_json_file
+    from spades.variants import read_record
+
+    _check_level(level)
+    data = read_json_file(file)
+    if not isinstance(data, dict):
+        _fail(f"{file} is not a game record: a record is a JSON object")
+    try:
+        game = read_record(data)
+        seat, decision = suggest(game, level, seed, budget)
+    except RecordError as e:
+        _fail(f"{file}: {e}")
+        return
+    except SpadesError as e:
+        _fail(str(e))
+        return
+    if as_json:
+        typer.echo(json.dumps(suggestion_json(seat, decision, level)))
+        return
+    shape = action_to_dict(decision.action)
+    what = ", ".join(f"{k} {v}" for k, v in shape.items() if k != "seat")
+    typer.echo(f"seat {seat}: {what} - {decision.reason}")
+
+
+def arena_cmd(
+    a: Annotated[str, typer.Argument(help="level A")],
+    b: Annotated[str, typer.Argument(help="level B")],
+    deals: Annotated[int, typer.Option(help="deals, each played twice with the seats swapped")] = 100,
+    seed: Annotated[int, typer.Option()] = 1,
+    rules: Annotated[str | None, typer.Option("--rules", help="a preset name or JSON rules")] = None,
+    sets: Annotated[list[str] | None, typer.Option("--set", help="override an option: name=value")] = None,
+    budget: BudgetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Levels A and B play the same deals twice with seats swapped (duplicate): A minus B per hand."""
+    from spades.cli import rules_from_cli
+
+    _check_level(a)
+    _check_level(b)
+    if deals < 1:
+        _fail("--deals must be at least 1")
+    r, _ = rules_from_cli(rules, sets)
+    show = not as_json or sys.stderr.isatty()
+    with _progress(show, f"{a} vs {b}") as update:
+        result = run_arena(r, a, b, deals, seed=seed, budget=budget, progress=update)
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    out = Console(highlight=False)
+    lo, hi = result["ci95"]
+    out.print(f"[bold]{a} vs {b}[/]: {result['diff_per_hand']:+.1f} points per hand for {a} "
+              f"(95% interval {lo:+.1f} to {hi:+.1f}) over {result['deals']} duplicate deals")
+    t = Table()
+    t.add_column("figure")
+    t.add_column(a, justify="right")
+    t.add_column(b, justify="right")
+    for key in result["a_stats"]:
+        t.add_row(key, str(result["a_stats"][key]), str(result["b_stats"][key]))
+    out.print(t)
+
+
+def bench_bots_cmd(
+    hands: Annotated[int, typer.Option(help="hands to time per level")] = 20,
+    levels: Annotated[str, typer.Option(help="comma-separated levels")] = "easy,normal,expert",
+    seed: Annotated[int, typer.Option()] = 1,
+    rules: Annotated[str | None, typer.Option("--rules", help="a preset name or JSON rules")] = None,
+    budget: BudgetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Decision times per level (median, 95th percentile, max) in games against normal players."""
+    from spades.cli import rules_from_cli
+
+    names = [x.strip() for x in levels.split(",") if x.strip()]
+    for lv in names:
+        _check_level(lv)
+    if hands < 1:
+        _fail("--hands must be at least 1")
+    r, _ = rules_from_cli(rules, None)
+    figures: list[dict[str, Any]] = []
+    show = not as_json or sys.stderr.isatty()
+    for lv in names:
+        with _progress(show, f"timing {lv}") as update:
+            figures.append(decision_times(r, lv, hands, seed=seed, budget=budget, progress=update))
+    if as_json:
+        typer.echo(json.dumps({"levels": figures}))
+        return
+    t = Table(title="spades bots: seconds per decision")
+    for col in ("level", "decisions", "median_ms", "p95_ms", "max_ms", "mean_ms"):
+        t.add_column(col, justify="right")
+    for f in figures:
+        t.add_row(*(str(f.get(c, "")) for c in ("level", "decisions", "median_ms", "p95_ms", "max_ms", "mean_ms")))
+    Console(highlight=False).print(t)
+
+
+def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+    """Add ``suggest``, ``arena`` and ``bench bots`` to the ``spades`` command."""
+    app.command("suggest")(suggest_cmd)
+    app.command("arena")(arena_cmd)
+    bench_app.command("bots")(bench_bots_cmd)
