@@ -231,7 +231,7 @@ def record_of(game: Game, rules_spec: Any, players: Sequence[str] | None = None,
             else:
                 hd["deal"] = [_dealt_texts(hand, s) for s in range(hand.n)]
                 if hand.rules.dealer_discard == 0 and hand.out:
-                    hd["out"] = [card_text(c) for c in _bits(hand.out)]
+                    hd["out"] = [card_text(c) for c in sorted(_bits(hand.out), key=lambda c: (c % FACES_PER_PACK, c))]
         hd["actions"] = [action_to_dict(a) for a in hand.actions if not isinstance(a, Look)]
         hands.append(hd)
     out["hands"] = hands
