@@ -78,9 +78,10 @@ def game_from_record(data: dict[str, Any], load_rules: RulesLoader) -> Game:
                 raise RecordError("the hand is already over", hi, ai)
             try:
                 action = _parse_action(ad, hand)
-                # Records leave out the look that a number bid implies.
-                if (isinstance(action, Bid) and not hand.looked[action.seat] and not action.value.blind
-                        and action.seat == hand.to_act and hand.phase is Phase.BID):
+                # Records leave out the look that a number bid (or a misdeal call) implies.
+                if ((isinstance(action, Misdeal) or (isinstance(action, Bid) and not action.value.blind))
+                        and not hand.looked[action.seat] and action.seat == hand.to_act
+                        and hand.phase is Phase.BID):
                     game.apply(Look(action.seat))
                 game.apply(action)
             except (IllegalActionError, CardError) as e:
