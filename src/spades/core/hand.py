@@ -221,6 +221,8 @@ class Hand:
         self.blind_ok = [bool(may_blind and sides is not None and sides[lay.side_of[s]]) for s in range(n)]
         if rules.dealer_discard:
             self.blind_ok[dealer] = False  # the dealer must look at the cards to discard
+        if n == 2:
+            self.blind_ok = [False, False]  # the draw shows each player every card they take
         self.looked = [not ok for ok in self.blind_ok]
         if n == 2:
             self.phase = Phase.DRAW
