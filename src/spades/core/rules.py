@@ -278,12 +278,18 @@ def _check_combination(r: Rules) -> None:
                 raise _conflict("partnerships", name, why=why)
         if r.forced_bids == "suicide":
             raise _conflict("partnerships", "forced_bids", why="suicide needs partners")
+        if r.blind_pass != 2:
+            raise _conflict("partnerships", "blind_pass", why="cards are exchanged with a partner")
     faces = _deck_faces(r)
     if r.players == 2:
         if r.dealer_discard:
             raise _conflict("players", "dealer_discard", why="the two-handed game has no deal to discard from")
         if r.misdeal:
             raise _conflict("players", "misdeal", why="the two-handed game draws its cards, there is no deal")
+        if r.blind_nil or r.blind_bids:
+            raise _conflict("players", "blind_nil" if r.blind_nil else "blind_bids",
+                            why="in the two-handed draw game every card is seen as it is drawn, so no one "
+                                "can bid blind (set blind_nil to false)")
         if len(faces) < 52:
             raise _conflict("players", "removed_cards",
                             why="the two-handed draw game needs at least 52 cards for 26 turns")

@@ -42,7 +42,7 @@ PRESETS: dict[str, Preset] = {
                                        "bags": "minus_ten"},
                "Three players alone with both jokers: 54 cards, 18 each; jokers and the two of spades "
                "are the top trumps."),
-        Preset("two-handed", {"players": 2},
+        Preset("two-handed", {"players": 2, "blind_nil": False},
                "Two players draw their hands from the stock (keep one, discard one), then bid and play "
                "alone; 26 cards stay unseen."),
         Preset("six-handed", {"players": 6, "removed_cards": ["2C"]},
