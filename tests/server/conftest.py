@@ -42,3 +42,10 @@ def server(live: Callable[..., LiveServer]) -> LiveServer:
 def player(server: LiveServer) -> Callable[[], Player]:
     """Make players on ``server``."""
     return lambda: Player(server.url, server.ws_url)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The sync client's plain ``connect(...)`` call (no ``with``) is intended here."""
+    for item in items:
+        if "tests/server/" in str(item.fspath):
+            item.add_marker(pytest.mark.filterwarnings("ignore:connect\\(\\) must be used:DeprecationWarning"))

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ from spades.server.app import create_app
 from spades.server.config import ServerConfig
 
 Msg = dict[str, Any]
+
+# The sync client's plain ``connect(...)`` call (no ``with``) is what these tests want.
+warnings.filterwarnings("ignore", message=r"connect\(\) must be used", category=DeprecationWarning)
 
 
 def free_port() -> int:
@@ -221,3 +225,32 @@ def settle(socks: list[Sock], quiet: float = 0.3) -> None:
     """Drain every socket until all are quiet."""
     for s in socks:
         s.drain(quiet)
+
+
+def seat_four(make: Callable[[], Player], rules: Any, public: bool = True,
+              turn_seconds: float | None = None, **extra: Any) -> tuple[str, list[Player], list[Sock]]:
+    """A table with four players seated in seats 0-3, each with an open socket, the first hand dealt."""
+    ps = [make() for _ in range(4)]
+    body = {"rules": rules, "public": public, "turn_seconds": turn_seconds, **extra}
+    r = ps[0].http.post("/api/tables", json=body)
+    assert r.status_code == 200, r.text
+    tid, invite = r.json()["id"], r.json()["invite"]
+    socks = [ps[0].sock(tid)]
+    for i in range(1, 4):
+        s = ps[i].sock(tid, invite=invite)
+        s.send({"type": "sit", "seat": i, "id": f"sit{i}"})
+        ack = s.until(lambda m, i=i: m["type"] in ("ack", "error") and m.get("id") == f"sit{i}")
+        assert ack["type"] == "ack", ack
+        socks.append(s)
+    for s in socks:
+        if not (s.state and s.state["hand"] >= 1):
+            s.until(lambda m: "state" in m and m["state"]["hand"] >= 1)
+    settle(socks, 0.1)
+    return tid, ps, socks
+
+
+def seat_to_act(socks: list[Sock]) -> int:
+    """The seat whose turn it is, by the latest views."""
+    v = socks[0].view
+    assert v is not None
+    return int(v["to_act"])
