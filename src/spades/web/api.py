@@ -1,0 +1,173 @@
+"""HTTP endpoints the pages need besides table play: the rule book as data, rule-set checking and the
+score sheet for a physical table.
+
+Scoring goes through ``spades.scorekeeper.ScoreSheet`` (which uses the engine's scoring), so the score
+keeper in the browser has no scoring of its own that could drift from the engine.
+
+``mount(app)`` adds these endpoints and serves the static pages at ``/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, FastAPI
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from spades.core.errors import SpadesError
+from spades.core.rules import OPTIONS, Rules
+from spades.core.scoring import blind_eligible_sides
+from spades.scorekeeper import ScoreSheet, ScoreSheetError
+from spades.variants import PRESETS, load_rules
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+"""The pages, styles, scripts and icons served at ``/``."""
+
+MAX_HANDS = 400
+"""The most hands one score request may hold (a game to 500 rarely needs 30)."""
+
+router = APIRouter(prefix="/api", tags=["web"])
+"""The endpoints of this module; ``mount`` includes it."""
+
+
+class RulesCheck(BaseModel):
+    """A rule set to check: a preset name and option overrides."""
+
+    preset: str = "standard"
+    overrides: dict[str, Any] = Field(default_factory=dict)
+
+
+class ScoreHand(BaseModel):
+    """One hand as typed in at a table: per-seat bids (``3``, ``"nil"``, ``"blind nil"``, ``"blind 6"``;
+    ``null`` for a hand played without bids) and per-seat tricks."""
+
+    bids: list[Any] | None = None
+    tricks: list[Any]
+
+
+class ScoreRequest(BaseModel):
+    """A score sheet: the rules (as ``load_rules`` takes them) and the hands in order."""
+
+    rules: Any = "standard"
+    hands: list[ScoreHand] = Field(default_factory=list, max_length=MAX_HANDS)
+
+
+def layout_of(rules: Rules) -> dict[str, Any]:
+    """What a page needs to know to draw a table or a score sheet for these rules."""
+    lay = rules.layout
+    return {
+        "players": lay.n,
+        "partnerships": bool(rules.partnerships),
+        "sides": [list(s) for s in lay.sides],
+        "hand_size": lay.hand_size,
+        "first_hand_bids": rules.first_hand_bids,
+        "blind_nil": rules.blind_nil,
+        "blind_bids": rules.blind_bids,
+        "blind_bid_min": rules.blind_bid_min,
+        "blind_behind": rules.blind_behind,
+        "target": rules.target,
+        "two_decks": lay.n == 6,
+        "deck_size": len(lay.deck),
+    }
+
+
+def _option_dict(name: str, default: Any) -> dict[str, Any]:
+    opt = OPTIONS[name]
+    return {
+        "name": name,
+        "values": opt.values,
+        "meaning": opt.meaning,
+        "choices": list(opt.choices),
+        "low": opt.low,
+        "high": opt.high,
+        "nullable": opt.nullable,
+        "default": list(default) if isinstance(default, tuple) else default,
+    }
+
+
+@router.get("/rules")
+def rules_catalogue() -> dict[str, Any]:
+    """Every preset (its overrides, description and table layout) and every option with its values."""
+    base = Rules()
+    defaults = base.to_options()
+    presets = []
+    for p in PRESETS.values():
+        r = load_rules(p.name)
+        presets.append({
+            "name": p.name,
+            "description": p.description,
+            "options": dict(p.options),
+            "layout": layout_of(r),
+        })
+    return {
+        "presets": presets,
+        "options": [_option_dict(name, defaults[name]) for name in OPTIONS],
+        "defaults": defaults,
+    }
+
+
+@router.post("/rules/check")
+def rules_check(body: RulesCheck) -> dict[str, Any]:
+    """Whether a preset with overrides can be played: the full options and layout, or the error text."""
+    try:
+        rules = load_rules({"preset": body.preset, **body.overrides})
+    except SpadesError as e:
+        return {"ok": False, "error": str(e)}
+    except (TypeError, ValueError) as e:  # a value of the wrong shape that the checks did not word
+        return {"ok": False, "error": f"these rules cannot be read: {e}"}
+    return {"ok": True, "options": rules.to_options(), "layout": layout_of(rules)}
+
+
+@router.post("/score")
+def score(body: ScoreRequest) -> dict[str, Any]:
+    """Score a sheet of hands with ``ScoreSheet``.
+
+    The answer has the hands scored so far (as ``spades score --json``, each side with its lines,
+    contract, tricks and whether the contract was made), the totals and bags, the winner, and which
+    sides may bid blind on the next hand. When a hand cannot be scored, ``error`` names it (``hand``
+    from 0) and the hands before it are still scored; when the rules cannot be read, ``hand`` is null.
+    """
+    try:
+        rules = load_rules(body.rules)
+    except SpadesError as e:
+        return {"ok": False, "error": {"hand": None, "reason": str(e)}}
+    except (TypeError, ValueError) as e:
+        return {"ok": False, "error": {"hand": None, "reason": f"these rules cannot be read: {e}"}}
+    sheet = ScoreSheet(rules)
+    error: dict[str, Any] | None = None
+    for i, hand in enumerate(body.hands):
+        try:
+            sheet.add_hand(hand.bids, hand.tricks)
+        except ScoreSheetError as e:
+            error = {"hand": i, "reason": e.reason}
+            break
+        except SpadesError as e:
+            error = {"hand": i, "reason": str(e)}
+            break
+    out = sheet.to_dict()
+    for row, sides in zip(out["hands"], sheet.hands, strict=True):
+        for d, s in zip(row["sides"], sides, strict=True):
+            d["contract"] = s.contract
+            d["made"] = s.made
+            d["tricks"] = s.tricks
+            d["new_bags"] = s.bags
+    out["ok"] = error is None
+    out["error"] = error
+    out["bags"] = list(sheet.bags)
+    out["over"] = sheet.over
+    out["layout"] = layout_of(rules)
+    out["blind_eligible"] = blind_eligible_sides(rules, sheet.totals)
+    out["next_hand_bids"] = rules.first_hand_bids or len(sheet.hands) > 0
+    return out
+
+
+def mount(app: FastAPI) -> None:
+    """Add the pages' endpoints to ``app`` and serve the static pages at ``/`` (after every other
+    route, so call it last)."""
+    app.include_router(router)
+    app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="web")
+
+
+__all__ = ["STATIC_DIR", "layout_of", "mount", "router"]

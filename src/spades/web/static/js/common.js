@@ -1,0 +1,115 @@
+// Small helpers shared by every page. Text is always set with textContent: nothing a user types (or the
+// server returns) is ever parsed as markup.
+
+/**
+ * Build an element: el("p", {class: "hint"}, "text", child, ...). Attributes starting with "on" are
+ * event listeners; `text` children become text nodes.
+ */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      node.addEventListener(key.slice(2), value);
+    } else if (key === "class") {
+      node.className = value;
+    } else if (key === "dataset") {
+      Object.assign(node.dataset, value);
+    } else if (value === true) {
+      node.setAttribute(key, "");
+    } else {
+      node.setAttribute(key, String(value));
+    }
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue;
+    if (Array.isArray(child)) append(node, child);
+    else if (child instanceof Node) node.appendChild(child);
+    else node.appendChild(document.createTextNode(String(child)));
+  }
+}
+
+/** Remove every child of a node and add new ones. */
+export function replaceChildren(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+}
+
+/** An error thrown when the server cannot be reached at all (as opposed to an answer that says no). */
+export class OfflineError extends Error {}
+
+/** POST or GET JSON; throws OfflineError when the network fails, Error on a non-2xx answer. */
+export async function api(path, body) {
+  let response;
+  try {
+    response = await fetch(path, body === undefined ? { headers: { Accept: "application/json" } } : {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new OfflineError(String(e));
+  }
+  if (!response.ok) {
+    if (response.status >= 500 || response.status === 0) throw new OfflineError(`server answered ${response.status}`);
+    let detail = `the server answered ${response.status}`;
+    try {
+      const data = await response.json();
+      if (data && data.detail) detail += `: ${JSON.stringify(data.detail)}`;
+    } catch { /* not JSON */ }
+    throw new Error(detail);
+  }
+  return response.json();
+}
+
+/** Read JSON from localStorage, or `fallback` when missing or unreadable. */
+export function loadJSON(key, fallback) {
+  try {
+    const raw = localStorage.getItem(key);
+    return raw === null ? fallback : JSON.parse(raw);
+  } catch {
+    return fallback;
+  }
+}
+
+/** Write JSON to localStorage; false when the browser refuses (private mode, full). */
+export function saveJSON(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const CATALOGUE_KEY = "spades.rules-catalogue.v1";
+
+/** The presets and options from /api/rules, kept on this device so forms work offline too. */
+export async function rulesCatalogue() {
+  try {
+    const data = await api("/api/rules");
+    saveJSON(CATALOGUE_KEY, data);
+    return { data, fresh: true };
+  } catch (e) {
+    const cached = loadJSON(CATALOGUE_KEY, null);
+    if (cached) return { data: cached, fresh: false };
+    throw e;
+  }
+}
+
+/** An option value as players write it: true, 500, "when_broken", ["BJ","LJ"], none. */
+export function valueText(value) {
+  if (value === null || value === undefined) return "none";
+  if (Array.isArray(value)) return value.length ? value.join(", ") : "none";
+  return String(value);
+}
+
+/** Signed points: +53, -160, 0. */
+export function signed(n) {
+  return n > 0 ? `+${n}` : String(n);
+}

@@ -1,0 +1,704 @@
+// The score keeper for a game with real cards. Hands are typed in per seat and kept in localStorage;
+// every score comes from the server's POST /api/score (the engine's ScoreSheet), never from code here.
+// Without the server the hands are still kept, and the scores are filled in when it answers again.
+
+import { OfflineError, api, el, loadJSON, replaceChildren, rulesCatalogue, saveJSON, signed, valueText }
+  from "./common.js";
+
+const STORE_KEY = "spades.scorekeeper.v1";
+const RETRY_MS = 15000;
+const FOUR_NAMES = ["North", "East", "South", "West"];
+
+/** Everything kept on this device: {games: [game], undone: {gameId: [hand]}}. */
+let store = loadJSON(STORE_KEY, { games: [] });
+if (!store || !Array.isArray(store.games)) store = { games: [] };
+
+let catalogue = null;
+let editing = null; // index of the hand being edited, or null for a new hand
+let retryTimer = null;
+const undone = new Map(); // game id -> hands taken back by "Undo", for "Put it back"
+
+const $ = (id) => document.getElementById(id);
+
+function persist() {
+  if (!saveJSON(STORE_KEY, store)) {
+    setNotice($("score-status"), "bad", "This browser refused to save the game (private mode or full storage).");
+  }
+}
+
+function setNotice(node, kind, text) {
+  node.className = `notice ${kind}`;
+  node.textContent = text;
+}
+
+function clearNotice(node) {
+  node.className = "notice";
+  node.textContent = "";
+}
+
+function newId() {
+  return `g${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function findGame(id) {
+  return store.games.find((g) => g.id === id) || null;
+}
+
+/** The rules as the API and records write them: a preset name, or the preset with overrides. */
+function rulesSpec(game) {
+  const overrides = game.overrides || {};
+  return Object.keys(overrides).length ? { preset: game.preset, ...overrides } : game.preset;
+}
+
+function rulesSummary(preset, overrides) {
+  const parts = Object.entries(overrides || {}).map(([k, v]) => `${k} ${valueText(v)}`);
+  return parts.length ? `${preset} with ${parts.join(", ")}` : preset;
+}
+
+function sideLabel(game, side) {
+  return game.layout.sides[side].map((s) => game.names[s] || `Seat ${s + 1}`).join(" & ");
+}
+
+/** A score line from the server, with "seat 1" written as that player's name. */
+function lineText(game, text) {
+  return text.replace(/seat (\d+)/g, (m, n) => game.names[Number(n)] || m);
+}
+
+function bidText(bid) {
+  return bid === null || bid === undefined ? "–" : String(bid);
+}
+
+function handKey(game) {
+  return JSON.stringify({ rules: rulesSpec(game), hands: game.hands });
+}
+
+// ---------------------------------------------------------------- routing
+
+function route() {
+  const hash = location.hash;
+  for (const id of ["list-view", "new-view", "game-view"]) $(id).hidden = true;
+  if (hash === "#new") {
+    showNewGame();
+  } else if (hash.startsWith("#game-") && findGame(hash.slice(6))) {
+    showGame(findGame(hash.slice(6)));
+  } else {
+    showList();
+  }
+}
+
+// ---------------------------------------------------------------- list of games
+
+function showList() {
+  $("list-view").hidden = false;
+  const list = $("game-list");
+  const games = [...store.games].sort((a, b) => (b.updated || 0) - (a.updated || 0));
+  $("no-games").hidden = games.length > 0;
+  replaceChildren(list, games.map((g) => {
+    const totals = g.scored && g.scoredKey === handKey(g)
+      ? g.layout.sides.map((_, k) => `${sideLabel(g, k)} ${g.scored.totals[k]}`).join(" · ")
+      : `${g.hands.length} hand${g.hands.length === 1 ? "" : "s"}`;
+    const when = new Date(g.updated || g.created).toLocaleString();
+    return el("li", {},
+      el("a", { class: "button open-game", href: `#game-${g.id}` },
+        el("span", {}, g.name),
+        el("span", { class: "meta" }, `${totals} · ${when}`)));
+  }));
+}
+
+function importGame(file) {
+  const reader = new FileReader();
+  reader.onload = () => {
+    try {
+      const data = JSON.parse(String(reader.result));
+      if (!data || !Array.isArray(data.hands)) throw new Error("no hands in this file");
+      const spec = data.rules === undefined ? "standard" : data.rules;
+      const preset = typeof spec === "string" ? spec : (spec.preset || "standard");
+      const overrides = typeof spec === "string" ? {} : Object.fromEntries(
+        Object.entries(spec).filter(([k]) => k !== "preset"));
+      api("/api/rules/check", { preset, overrides }).then((check) => {
+        if (!check.ok) throw new Error(check.error);
+        const names = Array.isArray(data.names) ? data.names.map(String) : defaultNames(check.layout.players);
+        const game = {
+          id: newId(), name: String(data.name || file.name.replace(/\.json$/i, "")).slice(0, 80),
+          created: Date.now(), updated: Date.now(), preset, overrides, layout: check.layout, names,
+          hands: data.hands.map((h) => ({ bids: h.bids === undefined ? null : h.bids, tricks: h.tricks })),
+          scored: null, scoredKey: null,
+        };
+        store.games.push(game);
+        persist();
+        location.hash = `#game-${game.id}`;
+      }).catch((e) => setNotice($("list-status"), "bad", `Could not import: ${e.message}`));
+    } catch (e) {
+      setNotice($("list-status"), "bad", `Could not import: ${e.message}`);
+    }
+  };
+  reader.readAsText(file);
+}
+
+// ---------------------------------------------------------------- new game
+
+let draft = { preset: "standard", overrides: {}, options: null, layout: null, checkSeq: 0 };
+
+function defaultNames(players) {
+  if (players === 4) return [...FOUR_NAMES];
+  return Array.from({ length: players }, (_, i) => `Player ${i + 1}`);
+}
+
+async function showNewGame() {
+  $("new-view").hidden = false;
+  if (!$("game-name").value) $("game-name").value = `Game of ${new Date().toLocaleDateString()}`;
+  if (!catalogue) {
+    try {
+      const got = await rulesCatalogue();
+      catalogue = got.data;
+    } catch {
+      setNotice($("rules-status"), "bad", "The rules could not be loaded: connect once to start a new game.");
+      $("start-game").disabled = true;
+      return;
+    }
+  }
+  const select = $("preset");
+  if (!select.options.length) {
+    for (const p of catalogue.presets) select.appendChild(el("option", { value: p.name }, p.name));
+    select.value = draft.preset;
+  }
+  await checkDraft();
+}
+
+function presetInfo(name) {
+  return catalogue.presets.find((p) => p.name === name);
+}
+
+/** Ask the server whether the draft rules can be played; fill the option controls from its answer. */
+async function checkDraft() {
+  const seq = ++draft.checkSeq;
+  const info = presetInfo(draft.preset);
+  $("preset-description").textContent = info ? info.description : "";
+  const n = Object.keys(draft.overrides).length;
+  $("start-game").disabled = true;
+  delete $("new-form").dataset.checked;
+  $("override-count").textContent = n ? `(${n} changed)` : "";
+  let result;
+  try {
+    result = await api("/api/rules/check", { preset: draft.preset, overrides: draft.overrides });
+  } catch (e) {
+    if (seq !== draft.checkSeq) return;
+    if (e instanceof OfflineError && info && n === 0) {
+      // Offline: a preset without changes is known from the saved list of tables.
+      draft.options = { ...catalogue.defaults, ...info.options };
+      draft.layout = info.layout;
+      setNotice($("rules-status"), "warn", "Offline: house rules can be changed once the server is reachable.");
+      renderDraft(true);
+      return;
+    }
+    setNotice($("rules-status"), "bad", e instanceof OfflineError
+      ? "Offline: these rules cannot be checked now. Choose a table without changes, or try again later."
+      : e.message);
+    $("start-game").disabled = true;
+    return;
+  }
+  if (seq !== draft.checkSeq) return;
+  if (result.ok) {
+    draft.options = result.options;
+    draft.layout = result.layout;
+    setNotice($("rules-status"), "ok", `${result.layout.players} players, ${result.layout.hand_size} tricks a hand, `
+      + `game to ${result.layout.target}.`);
+    renderDraft(false);
+  } else {
+    setNotice($("rules-status"), "bad", `These rules cannot be played: ${result.error}`);
+    $("start-game").disabled = true;
+  }
+}
+
+function renderDraft(offline) {
+  $("start-game").disabled = false;
+  $("new-form").dataset.checked = draft.preset;
+  const grid = $("option-grid");
+  replaceChildren(grid, catalogue.options.map((opt) => optionField(opt, draft.options[opt.name], offline)));
+  // Seat names: keep what was typed when the table size stays.
+  const box = $("names");
+  const players = draft.layout.players;
+  const typed = [...box.querySelectorAll("input")].map((i) => i.value);
+  const defaults = defaultNames(players);
+  replaceChildren(box, defaults.map((d, i) => el("div", { class: "field" },
+    el("label", { for: `name-${i}` }, `Seat ${i + 1}`, el("span", { class: "hint" }, ` · ${sideOfText(i)}`)),
+    el("input", { id: `name-${i}`, maxlength: 30, value: typed.length === players ? typed[i] : d,
+      autocomplete: "off" }))));
+}
+
+function sideOfText(seat) {
+  const sides = draft.layout.sides;
+  const k = sides.findIndex((s) => s.includes(seat));
+  if (sides[k].length === 1) return "plays alone";
+  const partners = sides[k].filter((s) => s !== seat).map((s) => `seat ${s + 1}`);
+  return `partner of ${partners.join(" and ")}`;
+}
+
+function optionField(opt, value, offline) {
+  const id = `opt-${opt.name}`;
+  const changed = Object.hasOwn(draft.overrides, opt.name);
+  let control;
+  if (opt.choices.length) {
+    control = el("select", { id, disabled: offline },
+      opt.choices.map((c) => el("option", { value: JSON.stringify(c), selected: c === value }, valueText(c))));
+    control.addEventListener("change", () => setOverride(opt.name, JSON.parse(control.value)));
+  } else if (opt.low === null) {
+    control = el("input", { id, value: (value || []).join(", "), placeholder: "none", disabled: offline,
+      autocomplete: "off" });
+    control.addEventListener("change", () => setOverride(opt.name,
+      control.value.split(/[\s,]+/).map((s) => s.trim().toUpperCase()).filter(Boolean)));
+  } else {
+    control = el("input", { id, type: "number", inputmode: "numeric", min: opt.low, max: opt.high,
+      step: /points|penalty/.test(opt.name) ? 10 : 1, value: value === null ? "" : value,
+      placeholder: opt.nullable ? "none" : undefined, disabled: offline });
+    control.addEventListener("change", () => {
+      const raw = control.value.trim();
+      setOverride(opt.name, raw === "" && opt.nullable ? null : Number(raw));
+    });
+  }
+  return el("div", { class: `field${changed ? " changed" : ""}` },
+    el("label", { for: id }, opt.name),
+    control,
+    el("span", { class: "hint" }, opt.meaning));
+}
+
+function setOverride(name, value) {
+  draft.overrides[name] = value;
+  checkDraft().then(() => {
+    const again = document.getElementById(`opt-${name}`);
+    if (again) again.focus();
+  });
+}
+
+function startGame(event) {
+  event.preventDefault();
+  if (!draft.layout || $("start-game").disabled) return;
+  const names = [...$("names").querySelectorAll("input")].map((i, k) => i.value.trim() || `Seat ${k + 1}`);
+  const game = {
+    id: newId(),
+    name: $("game-name").value.trim() || "Spades",
+    created: Date.now(),
+    updated: Date.now(),
+    preset: draft.preset,
+    overrides: { ...draft.overrides },
+    layout: draft.layout,
+    names,
+    hands: [],
+    scored: null,
+    scoredKey: null,
+  };
+  store.games.push(game);
+  persist();
+  $("game-name").value = "";
+  draft = { preset: "standard", overrides: {}, options: null, layout: null, checkSeq: 0 };
+  $("preset").value = "standard";
+  location.hash = `#game-${game.id}`;
+}
+
+// ---------------------------------------------------------------- one game
+
+let current = null;
+
+function showGame(game) {
+  current = game;
+  if (editing !== null && editing >= game.hands.length) editing = null;
+  $("game-view").hidden = false;
+  $("game-title").textContent = game.name;
+  replaceChildren($("game-rules"), "Rules: ", el("a", { href: "/rules.html#presets" }, game.preset),
+    Object.entries(game.overrides || {}).map(([k, v]) => [", ",
+      el("a", { href: `/rules.html#opt-${k}` }, k), ` ${valueText(v)}`]),
+    ` · game to ${game.layout.target}`);
+  $("share-text").hidden = typeof navigator.share !== "function";
+  renderGame();
+  buildHandForm();
+  rescore();
+}
+
+function scoredNow(game) {
+  return game.scored && game.scoredKey === handKey(game) ? game.scored : null;
+}
+
+/** Ask the server for the scores of the current game (unless they are already known). */
+async function rescore() {
+  const game = current;
+  if (!game) return;
+  clearTimeout(retryTimer);
+  if (scoredNow(game) || game.hands.length === 0) {
+    clearNotice($("score-status"));
+    renderGame();
+    return;
+  }
+  const key = handKey(game);
+  try {
+    const result = await api("/api/score", { rules: rulesSpec(game), hands: game.hands });
+    game.scored = result;
+    game.scoredKey = key;
+    persist();
+    if (result.error && result.error.hand === null) {
+      setNotice($("score-status"), "bad", `These rules cannot be scored: ${result.error.reason}`);
+    } else if (result.error) {
+      setNotice($("score-status"), "bad",
+        `Hand ${result.error.hand + 1} cannot be scored: ${result.error.reason}. Edit it to go on.`);
+    } else {
+      clearNotice($("score-status"));
+    }
+  } catch (e) {
+    if (e instanceof OfflineError) {
+      setNotice($("score-status"), "warn",
+        "Offline: your hands are saved on this device. Scores will be worked out when the server is back.");
+      retryTimer = setTimeout(rescore, RETRY_MS);
+    } else {
+      setNotice($("score-status"), "bad", e.message);
+    }
+  }
+  if (current === game) renderGame();
+}
+
+function renderGame() {
+  const game = current;
+  const lay = game.layout;
+  const scored = scoredNow(game);
+  // Totals.
+  replaceChildren($("totals"), lay.sides.map((_, k) => {
+    const win = scored && scored.winner === k;
+    return el("div", { class: `total-card${win ? " winner" : ""}`, "data-side": k },
+      el("div", { class: "who" }, sideLabel(game, k), win ? " · wins!" : ""),
+      el("div", { class: "points", "data-testid": `total-${k}` },
+        scored ? String(scored.totals[k]) : (game.hands.length ? "…" : "0")),
+      el("div", { class: "bags" }, scored ? `${scored.bags[k]} bag${scored.bags[k] === 1 ? "" : "s"}` : "\u00a0"));
+  }));
+  // Sheet.
+  replaceChildren($("sheet-head"), el("tr", {},
+    el("th", { scope: "col" }, "#"),
+    lay.sides.map((_, k) => el("th", { scope: "col" }, sideLabel(game, k))),
+    el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Actions"))));
+  const rows = [];
+  const errorHand = scored && scored.error ? scored.error.hand : null;
+  game.hands.forEach((hand, i) => {
+    const row = scored && scored.hands[i];
+    const bad = errorHand === i;
+    rows.push(el("tr", { class: `${bad ? "has-error" : ""}${editing === i ? " editing" : ""}`, "data-hand": i },
+      el("th", { scope: "row" }, String(i + 1)),
+      lay.sides.map((seats, k) => {
+        const bids = hand.bids ? seats.map((s) => bidText(hand.bids[s])).join("+") : "no bids";
+        const took = seats.reduce((t, s) => t + (Number(hand.tricks[s]) || 0), 0);
+        const side = row ? row.sides[k] : null;
+        return el("td", {},
+          side ? el("span", { class: "num", "data-testid": `hand-${i}-total-${k}` }, String(side.total))
+            : el("span", { class: "pending" }, bad ? "error" : "…"),
+          side ? el("span", { class: `sub ${side.points < 0 ? "pts-neg" : "pts-pos"}` },
+            `${signed(side.points)} · ${side.bags} bag${side.bags === 1 ? "" : "s"}`) : null,
+          el("span", { class: "sub" }, `bid ${bids} · took ${took}`));
+      }),
+      el("td", {}, el("button", { type: "button", class: "edit-hand", "aria-label": `Edit hand ${i + 1}`,
+        onclick: () => startEdit(i) }, "Edit"))));
+    if (row) {
+      rows.push(el("tr", { class: "explain-row" }, el("td", {}), el("td", { colspan: lay.sides.length + 1 },
+        el("details", { class: "explain" },
+          el("summary", {}, `How hand ${i + 1} was scored`),
+          lay.sides.map((_, k) => el("div", { class: "lines-side" },
+            el("strong", {}, sideLabel(game, k)),
+            el("ul", {}, row.sides[k].lines.map(([text, pts]) =>
+              el("li", {}, `${lineText(game, text)}: ${signed(pts)}`)),
+            el("li", {}, `hand ${signed(row.sides[k].points)}, total ${row.sides[k].total}, `
+                + `bags ${row.sides[k].bags}`))))))));
+    } else if (bad) {
+      rows.push(el("tr", { class: "explain-row" }, el("td", {}), el("td", { colspan: lay.sides.length + 1 },
+        el("span", { class: "pts-neg" }, scored.error.reason))));
+    }
+  });
+  replaceChildren($("sheet-body"), rows);
+  $("sheet").hidden = game.hands.length === 0;
+  $("undo-hand").disabled = game.hands.length === 0;
+  const stack = undone.get(game.id) || [];
+  $("redo-hand").hidden = stack.length === 0;
+  const over = scored && scored.over && !scored.error;
+  $("hand-form").hidden = over && editing === null;
+}
+
+// ---------------------------------------------------------------- entering a hand
+
+function bidChoices(lay) {
+  const out = [["", "Bid…"], ["nil", "nil"]];
+  for (let k = 1; k <= lay.hand_size; k++) out.push([String(k), String(k)]);
+  if (lay.blind_nil) out.push(["blind nil", "blind nil"]);
+  if (lay.blind_bids) {
+    for (let k = lay.blind_bid_min; k <= lay.hand_size; k++) out.push([`blind ${k}`, `blind ${k}`]);
+  }
+  return out;
+}
+
+function handIndex() {
+  return editing === null ? current.hands.length : editing;
+}
+
+function isBidless(index) {
+  return !current.layout.first_hand_bids && index === 0;
+}
+
+function buildHandForm() {
+  const game = current;
+  const lay = game.layout;
+  const index = handIndex();
+  const bidless = isBidless(index);
+  const existing = editing === null ? null : game.hands[editing];
+  $("hand-title").textContent = editing === null ? `Hand ${index + 1}` : `Edit hand ${index + 1}`;
+  $("add-hand").textContent = editing === null ? "Add hand" : `Save hand ${index + 1}`;
+  $("cancel-edit").hidden = editing === null;
+  $("bidless-note").hidden = !bidless;
+  clearNotice($("hand-error"));
+  const choices = bidChoices(lay);
+  replaceChildren($("seats"), Array.from({ length: lay.players }, (_, s) => {
+    const side = lay.sides.findIndex((x) => x.includes(s));
+    const bidValue = existing && existing.bids ? String(existing.bids[s]) : "";
+    const tricks = existing ? existing.tricks[s] : "";
+    const tricksInput = el("input", { id: `tricks-${s}`, type: "number", inputmode: "numeric", min: 0,
+      max: lay.hand_size, value: tricks, "aria-describedby": "tricks-sum", autocomplete: "off" });
+    tricksInput.addEventListener("input", updateSum);
+    const step = (d) => () => {
+      const v = Math.max(0, Math.min(lay.hand_size, (Number(tricksInput.value) || 0) + d));
+      tricksInput.value = String(v);
+      updateSum();
+    };
+    return el("div", { class: "seat-row" },
+      el("div", { class: "seat-name" }, game.names[s],
+        lay.sides[side].length > 1 ? el("span", { class: "side-tag" }, sideLabel(game, side)) : null),
+      bidless ? el("span", { class: "hint" }, "no bid") : el("div", {},
+        el("label", { for: `bid-${s}`, class: "visually-hidden" }, `Bid of ${game.names[s]}`),
+        el("select", { id: `bid-${s}` }, choices.map(([v, t]) =>
+          el("option", { value: v, selected: v === bidValue }, t)))),
+      el("div", { class: "stepper" },
+        el("label", { for: `tricks-${s}`, class: "visually-hidden" }, `Tricks taken by ${game.names[s]}`),
+        el("button", { type: "button", "aria-label": `One trick fewer for ${game.names[s]}`, onclick: step(-1) }, "−"),
+        tricksInput,
+        el("button", { type: "button", "aria-label": `One trick more for ${game.names[s]}`, onclick: step(1) }, "+")));
+  }));
+  updateSum();
+}
+
+function readTricks() {
+  return Array.from({ length: current.layout.players }, (_, s) => {
+    const raw = $(`tricks-${s}`).value.trim();
+    return raw === "" ? null : Number(raw);
+  });
+}
+
+function updateSum() {
+  const tricks = readTricks();
+  const total = tricks.reduce((t, x) => t + (x || 0), 0);
+  const need = current.layout.hand_size;
+  const node = $("tricks-sum");
+  node.textContent = `${total} of ${need} tricks entered`;
+  node.classList.toggle("off", total > need || (total > 0 && total !== need));
+}
+
+function parseBid(raw) {
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
+}
+
+async function submitHand(event) {
+  event.preventDefault();
+  const game = current;
+  const lay = game.layout;
+  const index = handIndex();
+  const error = $("hand-error");
+  const tricks = readTricks();
+  let bids = null;
+  if (!isBidless(index)) {
+    bids = Array.from({ length: lay.players }, (_, s) => $(`bid-${s}`).value);
+    const missing = bids.findIndex((b) => b === "");
+    if (missing >= 0) {
+      setNotice(error, "bad", `Choose a bid for ${game.names[missing]}.`);
+      $(`bid-${missing}`).focus();
+      return;
+    }
+    bids = bids.map(parseBid);
+  }
+  const blank = tricks.findIndex((t) => t === null || !Number.isInteger(t) || t < 0);
+  if (blank >= 0) {
+    setNotice(error, "bad", `Enter the tricks ${game.names[blank]} took (0 or more).`);
+    $(`tricks-${blank}`).focus();
+    return;
+  }
+  const sum = tricks.reduce((a, b) => a + b, 0);
+  if (sum !== lay.hand_size) {
+    setNotice(error, "bad", `The tricks add up to ${sum}; a hand has ${lay.hand_size}.`);
+    return;
+  }
+  const hand = { bids, tricks };
+  const hands = [...game.hands];
+  if (editing === null) hands.push(hand); else hands[editing] = hand;
+  $("add-hand").disabled = true;
+  try {
+    const result = await api("/api/score", { rules: rulesSpec(game), hands });
+    if (result.error && (result.error.hand === index || result.error.hand === null)) {
+      setNotice(error, "bad", result.error.reason);
+      return;
+    }
+    game.scored = result;
+    game.scoredKey = JSON.stringify({ rules: rulesSpec(game), hands });
+  } catch (e) {
+    if (!(e instanceof OfflineError)) {
+      setNotice(error, "bad", e.message);
+      return;
+    }
+    // Offline: keep the hand; rescore() below says scores will follow.
+  } finally {
+    $("add-hand").disabled = false;
+  }
+  game.hands = hands;
+  game.updated = Date.now();
+  if (editing === null) undone.delete(game.id);
+  editing = null;
+  persist();
+  buildHandForm();
+  await rescore();
+  $("bid-0") ? $("bid-0").focus() : $("tricks-0").focus();
+}
+
+function startEdit(i) {
+  editing = i;
+  buildHandForm();
+  renderGame();
+  $("hand-form").scrollIntoView({ block: "start" });
+  const first = $("bid-0") || $("tricks-0");
+  first.focus({ preventScroll: true });
+}
+
+function cancelEdit() {
+  editing = null;
+  buildHandForm();
+  renderGame();
+}
+
+function undoHand() {
+  const game = current;
+  if (!game.hands.length) return;
+  const stack = undone.get(game.id) || [];
+  stack.push(game.hands.pop());
+  undone.set(game.id, stack);
+  if (editing !== null && editing >= game.hands.length) editing = null;
+  game.updated = Date.now();
+  persist();
+  buildHandForm();
+  rescore();
+  setNotice($("score-status"), "ok", `Hand ${game.hands.length + 1} taken back.`);
+}
+
+function redoHand() {
+  const game = current;
+  const stack = undone.get(game.id) || [];
+  if (!stack.length) return;
+  game.hands.push(stack.pop());
+  game.updated = Date.now();
+  persist();
+  buildHandForm();
+  rescore();
+}
+
+// ---------------------------------------------------------------- sharing
+
+function sheetText(game) {
+  const scored = scoredNow(game);
+  const lay = game.layout;
+  const lines = [`Spades score: ${game.name}`, `Rules: ${rulesSummary(game.preset, game.overrides)}`];
+  game.hands.forEach((hand, i) => {
+    const seats = game.names.map((name, s) => `${name} ${hand.bids ? bidText(hand.bids[s]) : "-"}/${hand.tricks[s]}`);
+    let scoresText = "score pending";
+    if (scored && scored.hands[i]) {
+      scoresText = lay.sides.map((_, k) => {
+        const side = scored.hands[i].sides[k];
+        return `${sideLabel(game, k)} ${signed(side.points)} = ${side.total}`;
+      }).join("; ");
+    }
+    lines.push(`Hand ${i + 1} (bid/took): ${seats.join(", ")} -> ${scoresText}`);
+  });
+  if (scored) {
+    lines.push(`Totals: ${lay.sides.map((_, k) => `${sideLabel(game, k)} ${scored.totals[k]} `
+      + `(${scored.bags[k]} bags)`).join(", ")}`);
+    if (scored.winner !== null && scored.winner !== undefined) lines.push(`Winner: ${sideLabel(game, scored.winner)}`);
+  }
+  return lines.join("\n");
+}
+
+function exportJSON() {
+  const game = current;
+  const data = { rules: rulesSpec(game), hands: game.hands, name: game.name, names: game.names };
+  const blob = new Blob([JSON.stringify(data, null, 2)], { type: "application/json" });
+  const link = el("a", { href: URL.createObjectURL(blob),
+    download: `${game.name.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "") || "spades"}.json` });
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+async function copyText() {
+  const text = sheetText(current);
+  try {
+    await navigator.clipboard.writeText(text);
+    setNotice($("score-status"), "ok", "The score sheet is copied as text.");
+  } catch {
+    const area = el("textarea", { readonly: true, rows: 8, "aria-label": "Score sheet as text" });
+    area.value = text;
+    $("score-status").replaceChildren("Copy the text below:", area);
+    $("score-status").className = "notice warn";
+    area.select();
+  }
+}
+
+function shareText() {
+  navigator.share({ title: current.name, text: sheetText(current) }).catch(() => {});
+}
+
+function deleteGame() {
+  // eslint-disable-next-line no-alert
+  if (!confirm(`Delete "${current.name}" from this device?`)) return;
+  store.games = store.games.filter((g) => g !== current);
+  current = null;
+  persist();
+  location.hash = "";
+}
+
+// ---------------------------------------------------------------- start
+
+function init() {
+  $("new-form").addEventListener("submit", startGame);
+  $("preset").addEventListener("change", () => {
+    draft.preset = $("preset").value;
+    draft.overrides = {};
+    checkDraft();
+  });
+  $("reset-overrides").addEventListener("click", () => {
+    draft.overrides = {};
+    checkDraft();
+  });
+  $("hand-form").addEventListener("submit", submitHand);
+  $("cancel-edit").addEventListener("click", cancelEdit);
+  $("undo-hand").addEventListener("click", undoHand);
+  $("redo-hand").addEventListener("click", redoHand);
+  $("export-json").addEventListener("click", exportJSON);
+  $("copy-text").addEventListener("click", copyText);
+  $("share-text").addEventListener("click", shareText);
+  $("delete-game").addEventListener("click", deleteGame);
+  $("import-file").addEventListener("change", (e) => {
+    const file = e.target.files && e.target.files[0];
+    if (file) importGame(file);
+    e.target.value = "";
+  });
+  window.addEventListener("hashchange", () => {
+    editing = null;
+    route();
+  });
+  window.addEventListener("online", () => rescore());
+  window.addEventListener("storage", (e) => {
+    if (e.key === STORE_KEY) {
+      store = loadJSON(STORE_KEY, { games: [] });
+      route();
+    }
+  });
+  route();
+  document.documentElement.dataset.ready = "score";
+}
+
+init();

@@ -1,0 +1,121 @@
+"""Fixtures for the web tests: the pages served by uvicorn on a free port (a bare FastAPI app with
+``mount``), and a headless Debian Chromium driven by Playwright.
+
+Browser tests skip when ``/usr/bin/chromium`` is missing on a developer machine, and fail under
+``CI=true`` where it must be installed.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from spades.web.api import mount
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def web_app() -> FastAPI:
+    """A bare application with only the web package mounted."""
+    app = FastAPI()
+    mount(app)
+    return app
+
+
+class LiveServer:
+    """uvicorn in a background thread; ``stop`` and ``start`` again on the same port (for offline tests)."""
+
+    def __init__(self) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Serve until ``stop``; returns once the port answers."""
+        config = uvicorn.Config(web_app(), host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        """Stop serving (the port then refuses connections)."""
+        if self._server is not None and self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout=10)
+            self._server = None
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[LiveServer]:
+    """The pages and API on a free local port for the whole session."""
+    server = LiveServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """A headless Chromium for the session (skips without Chromium unless ``CI=true``)."""
+    if not CHROMIUM.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("Chromium is missing at /usr/bin/chromium; CI must install it (apt-get install chromium)")
+        pytest.skip("Chromium is not installed at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(params=["phone", "desktop"])
+def viewport(request: pytest.FixtureRequest) -> tuple[str, dict[str, int]]:
+    """Each browser test runs at a 390x844 phone size and a desktop size."""
+    name = str(request.param)
+    return name, PHONE if name == "phone" else DESKTOP
+
+
+@pytest.fixture
+def page(browser: Any, viewport: tuple[str, dict[str, int]]) -> Iterator[Any]:
+    """A fresh browser context (empty storage) and page at the test's viewport; fails on script errors."""
+    name, size = viewport
+    context = browser.new_context(viewport=size, device_scale_factor=1, is_mobile=name == "phone",
+                                  has_touch=name == "phone")
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.set_default_timeout(10_000)
+    yield pg
+    context.close()
+    assert not errors, f"script errors on the page: {errors}"
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save a full-page screenshot under artifacts/screenshots/ and return its path."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

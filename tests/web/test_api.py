@@ -1,0 +1,118 @@
+"""The web package's HTTP endpoints on a bare FastAPI app: rules catalogue, rule checks and scoring."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from spades.core.rules import OPTIONS
+from spades.variants import PRESETS
+
+from .conftest import web_app
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(web_app()) as c:
+        yield c
+
+
+def score(client: TestClient, hands: list[dict[str, Any]], rules: Any = "standard") -> dict[str, Any]:
+    r = client.post("/api/score", json={"rules": rules, "hands": hands})
+    assert r.status_code == 200
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def test_rules_catalogue_lists_every_preset_and_option(client: TestClient) -> None:
+    data = client.get("/api/rules").json()
+    assert [p["name"] for p in data["presets"]] == list(PRESETS)
+    assert [o["name"] for o in data["options"]] == list(OPTIONS)
+    nil = next(o for o in data["options"] if o["name"] == "nil_points")
+    assert nil["default"] == 100 and nil["low"] == 10 and nil["meaning"]
+    six = next(p for p in data["presets"] if p["name"] == "six-handed")
+    assert six["layout"]["players"] == 6 and six["layout"]["hand_size"] == 17 and six["layout"]["two_decks"]
+    assert six["layout"]["sides"] == [[0, 3], [1, 4], [2, 5]]
+
+
+def test_rules_check_accepts_and_refuses(client: TestClient) -> None:
+    ok = client.post("/api/rules/check", json={"preset": "standard", "overrides": {"nil_points": 50}}).json()
+    assert ok["ok"] and ok["options"]["nil_points"] == 50 and ok["layout"]["players"] == 4
+    bad = client.post("/api/rules/check", json={"preset": "standard", "overrides": {"nil_points": "x"}}).json()
+    assert not bad["ok"] and "nil_points" in bad["error"]
+    unknown = client.post("/api/rules/check", json={"preset": "nope"}).json()
+    assert not unknown["ok"] and "unknown preset" in unknown["error"]
+    conflict = client.post("/api/rules/check", json={"preset": "three-handed", "overrides": {"nil_pass": 2}}).json()
+    assert not conflict["ok"] and "nil_pass" in conflict["error"]
+
+
+def test_seed_worked_hand(client: TestClient) -> None:
+    data = score(client, [{"bids": [3, "nil", 2, 6], "tricks": [5, 1, 3, 4]}])
+    assert data["ok"] and data["totals"] == [53, -160]
+    ns, ew = data["hands"][0]["sides"]
+    assert ns["points"] == 53 and ns["bags"] == 3 and ns["contract"] == 5 and ns["made"] is True
+    assert ew["points"] == -160 and [p for _, p in ew["lines"]] == [-100, -60]
+    assert data["blind_eligible"] == [False, True]
+
+
+def test_seed_nil_made_but_set(client: TestClient) -> None:
+    data = score(client, [{"bids": [3, "nil", 2, 6], "tricks": [5, 0, 3, 5]}])
+    assert data["totals"] == [53, 40]
+
+
+def test_seed_bag_sequence(client: TestClient) -> None:
+    hands: list[dict[str, Any]] = [
+        {"bids": [3, "nil", 2, 6], "tricks": [5, 1, 3, 4]},
+        {"bids": [3, 2, 2, 2], "tricks": [5, 2, 4, 2]},
+        {"bids": [2, 3, 2, 3], "tricks": [4, 3, 3, 3]},
+    ]
+    data = score(client, hands)
+    assert [h["sides"][0]["total"] for h in data["hands"]] == [53, 107, 50]
+    assert [h["sides"][0]["bags"] for h in data["hands"]] == [3, 7, 0]
+    assert data["bags"][0] == 0
+
+
+def test_bad_hand_is_named_and_earlier_hands_still_scored(client: TestClient) -> None:
+    hands: list[dict[str, Any]] = [{"bids": [3, "nil", 2, 6], "tricks": [5, 1, 3, 4]},
+                                   {"bids": [3, 2, 2, 2], "tricks": [5, 2, 4, 1]}]
+    data = score(client, hands)
+    assert not data["ok"] and data["error"]["hand"] == 1 and "add up to 12" in data["error"]["reason"]
+    assert len(data["hands"]) == 1 and data["totals"] == [53, -160]
+
+
+def test_blind_nil_needs_to_be_behind(client: TestClient) -> None:
+    data = score(client, [{"bids": ["blind nil", 3, 4, 3], "tricks": [0, 3, 6, 4]}])
+    assert not data["ok"] and "behind" in data["error"]["reason"]
+    data = score(client, [{"bids": ["blind nil", 3, 4, 3], "tricks": [0, 3, 6, 4]}],
+                 rules={"preset": "standard", "blind_behind": 0})
+    assert data["ok"] and data["totals"][0] == 200 + 42
+
+
+def test_rules_error_and_bidless_first_hand(client: TestClient) -> None:
+    data = score(client, [], rules={"preset": "standard", "target": 7})
+    assert not data["ok"] and data["error"]["hand"] is None and "target" in data["error"]["reason"]
+    rules = {"preset": "standard", "first_hand_bids": False}
+    data = score(client, [{"bids": None, "tricks": [4, 3, 3, 3]}], rules=rules)
+    assert data["ok"] and data["totals"] == [70, 60] and data["next_hand_bids"]
+
+
+def test_score_refuses_a_malformed_body(client: TestClient) -> None:
+    r = client.post("/api/score", json={"hands": "many"})
+    assert r.status_code == 422
+    r = client.post("/api/score", json={"hands": [{"bids": [1, 1, 1, 1], "tricks": [4, 3, 3, 3]}] * 401})
+    assert r.status_code == 422
+
+
+def test_static_pages_are_served(client: TestClient) -> None:
+    for path in ("/", "/score.html", "/rules.html"):
+        r = client.get(path)
+        assert r.status_code == 200 and "<!doctype html>" in r.text.lower(), path
+    js = client.get("/js/score.js")
+    assert js.status_code == 200 and "javascript" in js.headers["content-type"]

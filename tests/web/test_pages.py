@@ -1,0 +1,71 @@
+"""The rules page, the home page and the cards in a real browser, at phone and desktop sizes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from spades.core.rules import OPTIONS
+from spades.variants import PRESETS
+
+from .conftest import LiveServer, screenshot
+
+
+def test_rules_page_links_every_house_rule(page: Any, live_server: LiveServer,
+                                           viewport: tuple[str, dict[str, int]]) -> None:
+    page.goto(f"{live_server.url}/rules.html#opt-nil_points")
+    page.wait_for_selector("html[data-ready=rules]", state="attached")
+    # Every option and every preset has its anchor, generated from /api/rules.
+    ids = set(page.eval_on_selector_all("[id]", "els => els.map(e => e.id)"))
+    assert {f"opt-{name}" for name in OPTIONS} <= ids
+    assert {f"preset-{name}" for name in PRESETS} <= ids
+    # Every in-page link resolves, and the prose links to the options by name.
+    hrefs = page.eval_on_selector_all("a[href^='#']", "els => els.map(e => e.getAttribute('href'))")
+    assert all(h[1:] in ids for h in hrefs), [h for h in hrefs if h[1:] not in ids]
+    prose = page.eval_on_selector_all("article a[href^='#opt-']", "els => els.map(e => e.getAttribute('href'))")
+    assert len(set(prose)) >= 25
+    # The anchor in the address is scrolled to once the list exists.
+    assert page.evaluate("Math.abs(document.getElementById('opt-nil_points').getBoundingClientRect().top) < 50")
+    assert "50" in page.text_content("#opt-nil_points")
+    six = page.text_content("#sizes-body")
+    assert "102 from two packs" in six and "17" in six
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.evaluate("window.scrollTo(0, 0)")
+    screenshot(page, f"rules-{viewport[0]}")
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_home_and_cards(page: Any, live_server: LiveServer) -> None:
+    page.goto(f"{live_server.url}/")
+    page.wait_for_selector("html[data-ready=home]", state="attached")
+    assert page.locator("#hero-cards svg").count() == 5
+    page.click("text=See the cards")
+    page.wait_for_selector("html[data-ready=cards]", state="attached")
+    labels = page.eval_on_selector_all("#gallery svg[role=img]", "els => els.map(e => e.getAttribute('aria-label'))")
+    assert "ace of spades" in labels and "ten of diamonds" in labels
+    assert "big joker" in labels and "little joker" in labels
+    assert "ace of spades, second pack" in labels and "face-down card" in labels
+    assert len(labels) == 52 + 7
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    # Sorting a hand: clubs, diamonds, spades (top trumps first), hearts, each high to low.
+    order = page.evaluate("""async () => {
+        const { sortHand } = await import('/js/cards.js');
+        return sortHand(['2H', 'AS', '3C', 'BJ', 'KD', 'AC', '2S', 'TH'], ['BJ', 'LJ', '2S']);
+    }""")
+    assert order == ["AC", "3C", "KD", "BJ", "2S", "AS", "TH", "2H"]
+    screenshot(page, "cards-phone")
+
+
+@pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
+def test_keyboard_reaches_the_score_keeper(page: Any, live_server: LiveServer) -> None:
+    page.goto(f"{live_server.url}/")
+    page.wait_for_selector("html[data-ready=home]", state="attached")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    for _ in range(3):
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == "/score.html"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("html[data-ready=score]", state="attached")
+    assert page.url.endswith("/score.html")

@@ -1,0 +1,176 @@
+"""The score keeper in a real browser: the seed's worked hands, editing, undo, reload, offline, export,
+at phone and desktop sizes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import LiveServer, screenshot
+
+HAND_1 = ([3, "nil", 2, 6], [5, 1, 3, 4])  # seed: N/S 3+2 take 8 -> 53; E nil takes 1, W 6 takes 4 -> -160
+HAND_1_NIL_MADE = ([3, "nil", 2, 6], [5, 0, 3, 5])  # had E taken none and W five -> +40
+HAND_2 = ([3, 2, 2, 2], [5, 2, 4, 2])  # N/S bid 5 take 9 -> 107 (7 bags)
+HAND_3 = ([2, 3, 2, 3], [4, 3, 3, 3])  # N/S bid 4 take 7 -> 150 - 100 = 50 (0 bags)
+
+
+def new_game(page: Any, server: LiveServer, name: str = "Kitchen table", preset: str = "standard") -> None:
+    page.goto(f"{server.url}/score.html#new")
+    page.wait_for_selector("#option-grid .field", state="attached")
+    page.fill("#game-name", name)
+    if preset != "standard":
+        page.select_option("#preset", preset)
+    page.wait_for_selector(f"#new-form[data-checked='{preset}']", state="attached")
+    page.click("#start-game")
+    page.wait_for_selector("#bid-0")
+
+
+def enter_hand(page: Any, bids: list[Any], tricks: list[int]) -> None:
+    for seat, (bid, took) in enumerate(zip(bids, tricks, strict=True)):
+        page.select_option(f"#bid-{seat}", str(bid))
+        page.fill(f"#tricks-{seat}", str(took))
+    before = page.locator("#sheet-body tr[data-hand]").count()
+    page.click("#add-hand")
+    page.wait_for_function(f"document.querySelectorAll('#sheet-body tr[data-hand]').length > {before}"
+                           " || document.getElementById('hand-title').textContent.startsWith('Hand')")
+
+
+def totals(page: Any) -> list[str]:
+    page.wait_for_function("![...document.querySelectorAll('[data-testid^=total-]')]"
+                           ".some(e => e.textContent === '…')")
+    return [page.text_content(f"[data-testid=total-{k}]") for k in range(2)]
+
+
+def hand_totals(page: Any, side: int) -> list[str]:
+    return [t.strip() for t in page.locator(f"[data-testid$='-total-{side}']").all_text_contents()]
+
+
+def test_seed_worked_hands_edit_undo_and_reload(page: Any, live_server: LiveServer,
+                                                viewport: tuple[str, dict[str, int]]) -> None:
+    new_game(page, live_server)
+    enter_hand(page, *HAND_1)
+    assert totals(page) == ["53", "-160"]
+    page.click("#sheet-body details.explain summary")
+    explained = page.text_content("#sheet-body details.explain")
+    assert "nil failed (East took 1 trick): -100" in explained
+    assert "set: contract of 6, took 4: -60" in explained
+
+    # Edit the hand: had East taken none and West five, East & West score +40.
+    page.click("button[aria-label='Edit hand 1']")
+    assert page.text_content("#hand-title") == "Edit hand 1"
+    assert page.input_value("#bid-1") == "nil" and page.input_value("#tricks-3") == "4"
+    for seat, took in enumerate(HAND_1_NIL_MADE[1]):
+        page.fill(f"#tricks-{seat}", str(took))
+    page.click("#add-hand")
+    page.wait_for_function("document.querySelector('[data-testid=total-1]').textContent === '40'")
+    assert totals(page) == ["53", "40"]
+
+    # Back to the seed's hand, then the bag sequence 53, 107, 50.
+    page.click("button[aria-label='Edit hand 1']")
+    for seat, took in enumerate(HAND_1[1]):
+        page.fill(f"#tricks-{seat}", str(took))
+    page.click("#add-hand")
+    page.wait_for_function("document.querySelector('[data-testid=total-1]').textContent === '-160'")
+    enter_hand(page, *HAND_2)
+    enter_hand(page, *HAND_3)
+    assert totals(page)[0] == "50"
+    assert hand_totals(page, 0) == ["53", "107", "50"]
+    assert page.text_content("#totals [data-side='0'] .bags") == "0 bags"
+
+    # The hands survive a reload (they live in localStorage).
+    page.reload()
+    page.wait_for_selector("[data-testid=hand-2-total-0]")
+    assert hand_totals(page, 0) == ["53", "107", "50"]
+
+    # Undo takes the last hand back; "Put it back" restores it.
+    page.click("#undo-hand")
+    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '107'")
+    page.click("#redo-hand")
+    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '50'")
+    name = viewport[0]
+    page.click("#sheet-body tr.explain-row:nth-of-type(2) summary")
+    screenshot(page, f"score-keeper-{name}")
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_wrong_tricks_are_refused_and_offline_hands_are_kept(page: Any, live_server: LiveServer) -> None:
+    new_game(page, live_server)
+    bids, tricks = HAND_1
+    for seat in range(4):
+        page.select_option(f"#bid-{seat}", str(bids[seat]))
+        page.fill(f"#tricks-{seat}", str(tricks[seat]))
+    page.fill("#tricks-3", "3")
+    page.click("#add-hand")
+    assert "add up to 12" in page.text_content("#hand-error")
+    assert page.locator("#sheet-body tr[data-hand]").count() == 0
+    # The server's own checks come back in the form too (blind nil when not behind).
+    page.fill("#tricks-3", "4")
+    page.select_option("#bid-1", "blind nil")
+    page.click("#add-hand")
+    page.wait_for_function("document.getElementById('hand-error').textContent.includes('behind')")
+    page.select_option("#bid-1", "nil")
+    enter_hand(page, *HAND_1)
+
+    page.context.set_offline(True)
+    enter_hand(page, *HAND_2)
+    page.wait_for_function("document.getElementById('score-status').textContent.includes('Offline')")
+    assert page.text_content("[data-testid=total-0]") == "…"
+    assert page.locator("#sheet-body tr[data-hand]").count() == 2
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '107'")
+    assert page.text_content("#score-status") == ""
+
+
+@pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
+def test_several_games_export_and_import(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
+    new_game(page, live_server, name="Friday")
+    enter_hand(page, *HAND_1)
+    new_game(page, live_server, name="Three of us", preset="three-handed")
+    assert page.locator("#seats .seat-row").count() == 3
+    page.goto(f"{live_server.url}/score.html")
+    page.wait_for_selector("#game-list li")
+    names = page.locator("#game-list li").all_text_contents()
+    assert len(names) == 2 and any("Friday" in n and "53" in n for n in names)
+
+    page.click("text=Friday")
+    page.wait_for_selector("[data-testid=hand-0-total-0]")
+    with page.expect_download() as info:
+        page.click("#export-json")
+    path = tmp_path / "friday.json"
+    info.value.save_as(str(path))
+    data = json.loads(path.read_text())
+    assert data["rules"] == "standard"
+    assert data["hands"] == [{"bids": [3, "nil", 2, 6], "tricks": [5, 1, 3, 4]}]
+
+    page.goto(f"{live_server.url}/score.html")
+    page.set_input_files("#import-file", str(path))
+    page.wait_for_selector("[data-testid=hand-0-total-0]")
+    assert totals(page) == ["53", "-160"]
+    page.goto(f"{live_server.url}/score.html")
+    assert page.locator("#game-list li").count() == 3
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_house_rules_change_the_score(page: Any, live_server: LiveServer) -> None:
+    page.goto(f"{live_server.url}/score.html#new")
+    page.wait_for_selector("#opt-nil_points", state="attached")
+    page.click("#house-rules summary")
+    page.fill("#opt-nil_points", "50")
+    page.dispatch_event("#opt-nil_points", "change")
+    page.wait_for_function("document.getElementById('override-count').textContent.includes('1 changed')")
+    page.fill("#opt-target", "7")
+    page.dispatch_event("#opt-target", "change")
+    page.wait_for_function("document.getElementById('rules-status').textContent.includes('cannot be played')")
+    assert page.is_disabled("#start-game")
+    page.fill("#opt-target", "300")
+    page.dispatch_event("#opt-target", "change")
+    page.wait_for_function("!document.getElementById('start-game').disabled")
+    page.click("#start-game")
+    page.wait_for_selector("#bid-0")
+    assert "nil_points 50" in page.text_content("#game-rules")
+    enter_hand(page, *HAND_1)
+    assert totals(page) == ["53", "-110"]
