@@ -91,6 +91,9 @@ class HandContext:
     """The first hand of a ``first_hand_bids: false`` game: no bidding."""
 
 
+_NO_CONTEXT = HandContext()
+
+
 class Hand:
     """One hand, from the deal to the last trick. See the module docstring for the three ways to act."""
 
@@ -167,35 +170,38 @@ class Hand:
         n = lay.n
         if not 0 <= dealer < n:
             raise IllegalActionError(f"dealer must be a seat from 0 to {n - 1}, not {dealer}")
-        given = 0
-        for c in order:
-            given |= 1 << c
-        if len(order) != len(lay.deck) or given != lay.deck_set:
-            raise IllegalActionError("the cards to deal are not exactly this game's deck")
         self.rules = rules
         self.layout = lay
         self.dealer = dealer
-        self.context = context or HandContext()
-        self.hands = [0] * n
-        self.out = 0
+        self.context = context or _NO_CONTEXT
+        self.hands = hands = [0] * n
         self.stock = ()
         self.draw_seen: list[list[int]] = [[] for _ in range(n)]
         self.stock_pos = 0
+        # Seat (dealer + 1 + k) gets every n-th card from position k; the rest is left over.
+        dealt_count = 4 * lay.hand_size if n == 2 else n * lay.hand_size
+        rest = 0
+        for c in order[dealt_count:]:
+            rest |= 1 << c
+        given = rest
         if n == 2:
             self.stock = tuple(order)
-            used = 4 * lay.hand_size
-            for c in order[used:]:
-                self.out |= 1 << c
+            for c in order[:dealt_count]:
+                given |= 1 << c
         else:
-            dealt_count = n * lay.hand_size
-            for i, c in enumerate(order[:dealt_count]):
-                self.hands[(dealer + 1 + i) % n] |= 1 << c
-            rest = order[dealt_count:]
-            for c in rest:
-                if rules.dealer_discard:
-                    self.hands[dealer] |= 1 << c
-                else:
-                    self.out |= 1 << c
+            for k in range(n):
+                m = 0
+                for c in order[k:dealt_count:n]:
+                    m |= 1 << c
+                hands[(dealer + 1 + k) % n] = m
+                given |= m
+        if len(order) != len(lay.deck) or given != lay.deck_set:
+            raise IllegalActionError("the cards to deal are not exactly this game's deck")
+        self.out = 0
+        if n != 2 and rules.dealer_discard:
+            hands[dealer] |= rest
+        else:
+            self.out = rest
         self.dealt = list(self.hands)
         self.bids = [None] * n
         self.tricks_taken = [0] * n
