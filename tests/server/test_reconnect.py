@@ -1,0 +1,118 @@
+"""Reconnecting: missing 1, 50 and thousands of events; a forged last-seen number; two tabs on one
+seat; an action sent twice is applied once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .harness import Player, Sock, seat_four, seat_to_act, settle
+from .test_play import choose
+
+RULES = {"preset": "standard", "target": 100}
+
+
+def chat_lines(s: Sock, count: int, tag: str) -> None:
+    """Send chat lines, each acknowledged."""
+    for i in range(count):
+        s.send({"type": "chat", "text": f"{tag} {i}", "id": f"{tag}-{i}"})
+        s.until(lambda m, i=i: m["type"] == "ack" and m.get("id") == f"{tag}-{i}")
+
+
+def fresh_state(p: Player, tid: str) -> dict[str, Any]:
+    """The state of a fresh snapshot."""
+    s = p.sock(tid)
+    m = s.until(lambda m: m["type"] == "snapshot")
+    s.close()
+    return dict(m["state"], turn=None)
+
+
+def test_reconnect_after_missing_1_and_50_events(player: Callable[[], Player]) -> None:
+    tid, ps, socks = seat_four(player, RULES)
+    first = seat_to_act(socks)
+    assert first == 1
+    k = socks[0].seq
+    socks[0].close()
+    assert socks[1].act(choose(socks[1].view))["type"] == "ack"  # type: ignore[arg-type]
+    back = ps[0].sock(tid, last_seq=k)
+    got = back.drain(0.3)
+    assert [m["seq"] for m in got] == [k + 1] and got[0]["type"] == "event"
+    assert got[0]["event"]["action"]["seat"] == 1 and "state" in got[0]
+    assert dict(got[0]["state"], turn=None) == fresh_state(ps[0], tid)
+    # Miss 50: two bids and 48 chat lines.
+    k = back.seq
+    back.close()
+    settle(socks[1:], 0.05)
+    for seat in (2, 3):
+        settle(socks[1:], 0.05)
+        assert socks[seat].act(choose(socks[seat].view))["type"] == "ack"  # type: ignore[arg-type]
+    chat_lines(socks[1], 48, "hello")
+    back = ps[0].sock(tid, last_seq=k)
+    got = back.drain(0.3)
+    assert [m["seq"] for m in got] == list(range(k + 1, k + 51))
+    assert all(m["type"] == "event" for m in got) and "state" in got[-1] and "state" not in got[0]
+    assert [m["event"]["kind"] for m in got[:2]] == ["action", "action"]
+    assert got[-1]["event"] == {"kind": "chat", "name": ps[1].me["name"], "player": ps[1].me["id"],
+                                "text": "hello 47"}
+    assert dict(got[-1]["state"], turn=None) == fresh_state(ps[0], tid)
+    # It is seat 0's turn and the caught-up client can act.
+    assert back.act(choose(back.view))["type"] == "ack"  # type: ignore[arg-type]
+
+
+def test_reconnect_after_thousands_of_events_gets_a_snapshot(player: Callable[[], Player]) -> None:
+    tid, ps, socks = seat_four(player, RULES)
+    k = socks[0].seq
+    socks[0].close()
+    chat_lines(socks[2], 2000, "x")
+    back = ps[0].sock(tid, last_seq=k)
+    m = back.recv()
+    assert m["type"] == "snapshot" and m["seq"] == k + 2000
+    assert len(m["chat"]) == 50 and m["chat"][-1]["text"] == "x 1999"
+    assert m["state"]["view"]["hand"] is not None and m["state"]["view"]["seat"] == 0
+
+
+def test_forged_last_seen_numbers(player: Callable[[], Player]) -> None:
+    tid, ps, socks = seat_four(player, RULES)
+    seq = socks[0].seq
+    for forged in (seq + 1, seq + 10**9, -1):
+        s = ps[0].sock(tid, last_seq=forged)
+        err = s.recv()
+        assert err["type"] == "error" and err["code"] == "bad_last_seq"
+        snap = s.recv()
+        assert snap["type"] == "snapshot" and snap["seq"] == seq
+        s.close()
+    s = ps[0].sock(tid, hello=False)
+    s.send({"type": "hello", "v": 1, "last_seq": "12"})
+    assert s.recv()["code"] == "malformed"
+    s.send({"type": "hello", "v": 2})
+    assert s.recv()["code"] == "version"
+    s.send({"type": "chat", "text": "before hello"})
+    assert s.recv()["code"] == "hello_first"
+    s.send({"type": "hello", "v": 1, "last_seq": seq})
+    assert s.recv()["type"] == "welcome" and s.recv()["type"] == "state"
+
+
+def test_two_tabs_on_one_seat_and_exactly_once(player: Callable[[], Player]) -> None:
+    tid, ps, socks = seat_four(player, RULES)
+    tab2 = ps[1].sock(tid)
+    snap = tab2.recv()
+    assert snap["type"] == "snapshot" and snap["state"]["view"]["seat"] == 1
+    assert snap["state"]["view"]["hand"] == socks[1].view["hand"]  # type: ignore[index]
+    action = choose(socks[1].view)  # type: ignore[arg-type]
+    ack = socks[1].act(action, cid="bid-once")
+    assert ack["type"] == "ack"
+    seen = tab2.until(lambda m: m["type"] == "event")
+    assert seen["seq"] == ack["seq"] and seen["event"]["action"] == {"seat": 1, **action}
+    # The same client id again, from either tab: acknowledged, not applied again.
+    dup = tab2.act(action, cid="bid-once")
+    assert dup == {"type": "ack", "id": "bid-once", "seq": ack["seq"], "duplicate": True}
+    dup = socks[1].act({"bid": 5}, cid="bid-once")
+    assert dup["duplicate"] is True
+    settle(socks + [tab2], 0.2)
+    assert socks[0].seq == ack["seq"] and tab2.seq == ack["seq"]
+    assert socks[0].view is not None and socks[0].view["to_act"] == 2
+    # One tab closing leaves the other working.
+    socks[1].close()
+    settle(socks[2:], 0.1)
+    assert socks[2].act(choose(socks[2].view))["type"] == "ack"  # type: ignore[arg-type]
+    assert tab2.until(lambda m: m["type"] == "event")["event"]["action"]["seat"] == 2
