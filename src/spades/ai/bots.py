@@ -18,6 +18,7 @@ from spades.ai.bidding import (
     choose_misdeal,
     choose_pass,
     estimate_tricks,
+    nil_safety,
 )
 from spades.ai.knowledge import Knowledge
 from spades.ai.play import PlayChooser, easy_play
@@ -144,8 +145,11 @@ class ExpertBot(NormalBot):
         assert view.seat is not None
         k = Knowledge.from_view(view)
         sit = situation(view, bags)
-        rule_card, rule_why = PlayChooser(view, k, sit).choose()
-        card, stats = pimc_play(view, k, totals, bags, self._deadline(deadline), self.rng)
+        chooser = PlayChooser(view, k, sit)
+        rule_card, rule_why = chooser.choose()
+        if chooser.firm:
+            return Decision(Play(view.seat, rule_card), rule_why)
+        card, stats = pimc_play(view, k, totals, bags, self._deadline(deadline), self.rng, prior=rule_card)
         if card == rule_card or stats.worlds == 0 or len(stats.means) == 1:
             why = rule_why
         else:
@@ -165,9 +169,15 @@ class ExpertBot(NormalBot):
         numbers = [a for a in view.legal if isinstance(a, Bid) and not a.value.blind]
         if view.may_bid_blind or view.hand is None or len(numbers) <= 1 or view.rules.forced_bids == "mirror":
             return Decision(*choose_bid(view, totals, bags))
+        rule_action, rule_why = choose_bid(view, totals, bags)
         k = Knowledge.from_view(view)
-        best, _, nil_rate, worlds = pimc_bid(view, k, totals, bags, self._deadline(deadline, 2.0), self.rng)
-        if best.is_nil:
+        best, _, nil_rate, worlds = pimc_bid(view, k, totals, bags, self._deadline(deadline, 2.0), self.rng,
+                                             numbers_only=True)
+        rule_nil = isinstance(rule_action, Bid) and rule_action.value.is_nil
+        if rule_nil and nil_rate >= 0.5:
+            return Decision(rule_action, f"{rule_why} (it survived {nil_rate:.0%} of {worlds} simulated deals)")
+        nil_ok = any(isinstance(a, Bid) and a.value.is_nil and not a.value.blind for a in view.legal)
+        if nil_ok and nil_rate >= 0.85 and nil_safety(view.rules, k.own) >= 0.35:
             return Decision(Bid(view.seat, BidValue(0)), f"bid nil: it survived {nil_rate:.0%} of {worlds} "
                                                           "simulated deals")
         return Decision(Bid(view.seat, best), f"best expected score over {worlds} simulated deals")

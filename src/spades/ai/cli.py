@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -24,16 +24,49 @@ from spades.ai.arena import decision_times, run_arena
 from spades.ai.base import LEVELS
 from spades.ai.suggest import suggest, suggestion_json
 from spades.core.errors import RecordError, SpadesError
+from spades.core.rules import Rules
 from spades.core.view import action_to_dict
+from spades.variants import load_rules, parse_overrides, read_record
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
 LevelOpt = Annotated[str, typer.Option("--level", help="random, easy, normal or expert")]
 BudgetOpt = Annotated[float | None, typer.Option("--budget", help="seconds a card for the searching levels")]
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        _fail(f"cannot read {path}: {e.strerror}")
+    except UnicodeDecodeError:
+        _fail(f"{path} is not a UTF-8 text file")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        _fail(f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}")
+
+
+def _rules(spec: str | None, sets: list[str] | None) -> Rules:
+    try:
+        overrides = parse_overrides(sets or [])
+        base: Any = "standard" if spec is None else spec
+        if isinstance(base, str) and base.strip().startswith("{"):
+            base = json.loads(base)
+        if isinstance(base, str):
+            base = {"preset": base}
+        if not isinstance(base, dict):
+            raise SpadesError(f"rules must be a preset name or an object, not {base!r}")
+        return load_rules({**base, **overrides})
+    except json.JSONDecodeError as e:
+        _fail(f"--rules is not valid JSON: {e.msg}")
+    except SpadesError as e:
+        _fail(str(e))
+    raise AssertionError("unreachable")
 
 
 def _check_level(level: str) -> None:
@@ -64,11 +97,8 @@ def suggest_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """The computer's choice for the seat to act at the end of a game record, with a reason."""
-    from spades.cli import read_json_file
-    from spades.variants import read_record
-
     _check_level(level)
-    data = read_json_file(file)
+    data = _read_json(file)
     if not isinstance(data, dict):
         _fail(f"{file} is not a game record: a record is a JSON object")
     try:
@@ -76,10 +106,8 @@ def suggest_cmd(
         seat, decision = suggest(game, level, seed, budget)
     except RecordError as e:
         _fail(f"{file}: {e}")
-        return
     except SpadesError as e:
         _fail(str(e))
-        return
     if as_json:
         typer.echo(json.dumps(suggestion_json(seat, decision, level)))
         return
@@ -99,13 +127,11 @@ def arena_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Levels A and B play the same deals twice with seats swapped (duplicate): A minus B per hand."""
-    from spades.cli import rules_from_cli
-
     _check_level(a)
     _check_level(b)
     if deals < 1:
         _fail("--deals must be at least 1")
-    r, _ = rules_from_cli(rules, sets)
+    r = _rules(rules, sets)
     show = not as_json or sys.stderr.isatty()
     with _progress(show, f"{a} vs {b}") as update:
         result = run_arena(r, a, b, deals, seed=seed, budget=budget, progress=update)
@@ -134,14 +160,12 @@ def bench_bots_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Decision times per level (median, 95th percentile, max) in games against normal players."""
-    from spades.cli import rules_from_cli
-
     names = [x.strip() for x in levels.split(",") if x.strip()]
     for lv in names:
         _check_level(lv)
     if hands < 1:
         _fail("--hands must be at least 1")
-    r, _ = rules_from_cli(rules, None)
+    r = _rules(rules, None)
     figures: list[dict[str, Any]] = []
     show = not as_json or sys.stderr.isatty()
     for lv in names:

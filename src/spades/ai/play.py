@@ -75,6 +75,9 @@ class PlayChooser:
             if isinstance(a, Play):
                 self.legal |= 1 << a.card
         self.hand = k.own
+        self.firm = False
+        """Set by ``choose`` when the card follows a principle no search should overrule (a nil duck,
+        covering partner's nil, leaving partner's sure trick, winning cheaply in last seat...)."""
         self.later_possible = [k.possible(s) for s in self.trick.after]
         self.others = 0
         for s, _m in k.sizes.items():
@@ -183,6 +186,7 @@ class PlayChooser:
         if losers:
             non = [c for c in cards_of(losers) if self.eff[c] != SPADES]
             pool = non or cards_of(losers)
+            self.firm = True
             return max(pool, key=lambda c: (self.power[c], c)), "duck under the trick to protect my nil"
         if self.trick.after:
             return self.lowest(legal, avoid_trump=False), "forced over: play lowest and hope it is overtaken"
@@ -208,6 +212,7 @@ class PlayChooser:
                 # Beat partner's card as cheaply as possible (a trump only when there is no other way).
                 follow = [c for c in cards_of(win) if self.eff[c] == t.led]
                 pool = follow or cards_of(win)
+                self.firm = True
                 return min(pool, key=lambda c: (self.key[c], c)), "cover partner's nil"
             return None
         if partner in t.after:
@@ -237,6 +242,7 @@ class PlayChooser:
         if t.win_seat in nils:
             losers = legal & ~self.winners()
             if losers:
+                self.firm = not t.after
                 return max(cards_of(losers), key=lambda c: (self.eff[c] != SPADES, self.power[c])), \
                     "play under their nil so it takes the trick"
             return None
@@ -264,12 +270,14 @@ class PlayChooser:
                 return max(spade_boss, key=lambda c: self.power[c]), "draw trumps with the top spade"
             return self.low_lead(), "lead low and keep my winners"
         if partner is not None and t.win_seat == partner and (not t.after or self.safe(t.win_card)):
+            self.firm = not t.after
             return self.cheap_discard(), "partner's trick is safe: play low"
         win = self.winners()
         if win:
             if not t.after:
                 follow = [c for c in cards_of(win) if self.eff[c] == t.led]
                 pool = follow or cards_of(win)
+                self.firm = bool(follow)
                 return min(pool, key=lambda c: (self.key[c], c)), "win cheaply: " + why
             safe = [c for c in cards_of(win) if self.safe(c)]
             if safe:
@@ -331,6 +339,7 @@ class PlayChooser:
         if losers:
             non = [c for c in cards_of(losers) if self.eff[c] != SPADES]
             pool = non or cards_of(losers)
+            self.firm = not t.after and all(need <= 0 for _, need in self.sit.opp_need)
             return max(pool, key=lambda c: (self.power[c], c)), "contract safe: duck the bag"
         if t.after:
             return self.lowest(legal, avoid_trump=False), "contract safe: play low"

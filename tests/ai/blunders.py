@@ -1,0 +1,51 @@
+"""Loading and checking the labelled blunder positions of ``tests/data/blunders/``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spades.ai.arena import build_bot
+from spades.core import Game, action_to_dict, view_hand
+from spades.variants import read_record
+
+BLUNDER_DIR = Path(__file__).resolve().parents[1] / "data" / "blunders"
+
+
+@dataclass
+class Position:
+    """One labelled position: the game cut before the decision and what must (not) be chosen."""
+
+    name: str
+    game: Game
+    seat: int
+    label: str
+    expected: list[dict[str, Any]] | None
+    forbidden: list[dict[str, Any]] | None
+
+
+def load_positions() -> list[Position]:
+    """Every blunder position, sorted by file name."""
+    out = []
+    for path in sorted(BLUNDER_DIR.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        b = data["blunder"]
+        out.append(Position(path.stem, read_record(data), b["seat"], b["label"], b.get("expected"), b.get("forbidden")))
+    return out
+
+
+def check(pos: Position, level: str, budget: float | None = None, seed: int = 0) -> tuple[bool, dict[str, Any]]:
+    """Whether ``level`` avoids the blunder here, and the action it chose (record shape)."""
+    game = pos.game
+    assert game.hand.to_act == pos.seat
+    bot = build_bot(level, seed, budget)
+    d = bot.decide(view_hand(game.hand, pos.seat), tuple(game.totals), None, tuple(game.bags))
+    got = action_to_dict(d.action)
+    ok = True
+    if pos.expected is not None and got not in pos.expected:
+        ok = False
+    if pos.forbidden is not None and got in pos.forbidden:
+        ok = False
+    return ok, got
