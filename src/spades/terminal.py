@@ -92,6 +92,7 @@ def play_terminal(rules: Rules, seat: int, seed: int | None, level: str, console
     clock = time.monotonic if rules.time_limit_minutes else None
     game = Game(rules, first_dealer=seed % n, shuffler=seeded_shuffler(seed), clock=clock)
     names = ["You" if s == seat else f"Seat {s}" for s in range(n)]
+    console.print("Type ? (or hint) at your turn for the computer's suggestion.")
     console.print(f"[bold]Spades[/] - you are seat {seat}; sides: "
                   + ", ".join("+".join(names[s] for s in side) for side in rules.layout.sides))
     seen_results = 0
@@ -108,7 +109,11 @@ def play_terminal(rules: Rules, seat: int, seed: int | None, level: str, console
             show(console, v, names)
             while True:
                 try:
-                    game.apply(parse_command(ask("> "), v))
+                    text = ask("> ")
+                    if text.strip().lower() in ("?", "hint"):
+                        console.print(hint_text(game, seat))
+                        continue
+                    game.apply(parse_command(text, v))
                     break
                 except SpadesError as e:
                     console.print(f"[yellow]{e}[/]")
@@ -131,6 +136,17 @@ def play_terminal(rules: Rules, seat: int, seed: int | None, level: str, console
     assert game.winner is not None
     console.print("[bold]Game over.[/] Winner: " + "+".join(names[s] for s in rules.layout.sides[game.winner]))
     return game
+
+
+def hint_text(game: Game, seat: int) -> str:
+    """The computer's suggestion for the human's seat (the ``?`` key), as one line."""
+    from spades.ai.suggest import suggest
+    from spades.core.view import action_to_dict
+
+    _, d = suggest(game, "expert", seed=len(game.hand.actions), budget=0.25, seat=seat)
+    shape = action_to_dict(d.action)
+    what = "; ".join(f"{k} {' '.join(v) if isinstance(v, list) else v}" for k, v in shape.items() if k != "seat")
+    return f"[cyan]Hint:[/] {what} - {d.reason}"
 
 
 def _running(game: Game, upto: int) -> list[int]:

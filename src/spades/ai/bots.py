@@ -180,7 +180,9 @@ class ExpertBot(NormalBot):
         if nil_ok and nil_rate >= 0.85 and nil_safety(view.rules, k.own) >= 0.35:
             return Decision(Bid(view.seat, BidValue(0)), f"bid nil: it survived {nil_rate:.0%} of {worlds} "
                                                           "simulated deals")
-        return Decision(Bid(view.seat, best), f"best expected score over {worlds} simulated deals")
+        est = estimate_tricks(view.rules, k.own)
+        return Decision(Bid(view.seat, best), f"I count about {est:.1f} tricks; {best.tricks} scored best over "
+                                              f"{worlds} simulated deals")
 
 
 class IsmctsBot(NormalBot):
