@@ -116,3 +116,15 @@ def test_static_pages_are_served(client: TestClient) -> None:
         assert r.status_code == 200 and "<!doctype html>" in r.text.lower(), path
     js = client.get("/js/score.js")
     assert js.status_code == 200 and "javascript" in js.headers["content-type"]
+
+
+def test_one_hand_explained(client: TestClient) -> None:
+    r = client.post("/api/score/hand", json={"rules": "standard", "bids": ["3", "nil", 2, 6],
+                                             "tricks": [5, 1, 3, 4], "bags_before": [8, 0]}).json()
+    assert r["ok"]
+    ns, ew = r["sides"]
+    assert ns["points"] == 53 - 100 and ns["bags_total"] == 1
+    assert [text for text, _ in ns["lines"]] == ["contract of 5 made", "3 bags", "10 bags reached"]
+    assert ew["points"] == -160
+    bad = client.post("/api/score/hand", json={"bids": [3, 3], "tricks": [5, 8]}).json()
+    assert not bad["ok"] and "give 4" in bad["error"]

@@ -17,8 +17,9 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from spades.core.errors import SpadesError
+from spades.core.record import parse_bid
 from spades.core.rules import OPTIONS, Rules
-from spades.core.scoring import blind_eligible_sides
+from spades.core.scoring import blind_eligible_sides, score_hand
 from spades.scorekeeper import ScoreSheet, ScoreSheetError
 from spades.variants import PRESETS, load_rules
 
@@ -45,6 +46,15 @@ class ScoreHand(BaseModel):
 
     bids: list[Any] | None = None
     tricks: list[Any]
+
+
+class HandScoreRequest(BaseModel):
+    """One hand of an online game to explain: per-seat bids and tricks, and each side's bags before it."""
+
+    rules: Any = "standard"
+    bids: list[Any] | None = None
+    tricks: list[Any]
+    bags_before: list[int] | None = None
 
 
 class ScoreRequest(BaseModel):
@@ -161,6 +171,30 @@ def score(body: ScoreRequest) -> dict[str, Any]:
     out["blind_eligible"] = blind_eligible_sides(rules, sheet.totals)
     out["next_hand_bids"] = rules.first_hand_bids or len(sheet.hands) > 0
     return out
+
+
+@router.post("/score/hand")
+def score_one_hand(body: HandScoreRequest) -> dict[str, Any]:
+    """Score one hand with the engine's ``score_hand`` and explain it line by line (the table page's
+    end-of-hand summary). Bids are as in records; ``bags_before`` is per side (zeros when omitted)."""
+    try:
+        rules = load_rules(body.rules)
+        lay = rules.layout
+        bids = None if body.bids is None else [parse_bid(b) for b in body.bids]
+        bags = body.bags_before if body.bags_before is not None else [0] * lay.sides_count
+        tricks = body.tricks
+        if (bids is not None and len(bids) != lay.n) or len(tricks) != lay.n or len(bags) != lay.sides_count:
+            raise SpadesError(f"give {lay.n} bids and tricks, and {lay.sides_count} bag counts")
+        if not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t <= lay.hand_size for t in tricks):
+            raise SpadesError(f"tricks are whole numbers from 0 to {lay.hand_size}")
+        sides = score_hand(rules, bids, tricks, bags)
+    except SpadesError as e:
+        return {"ok": False, "error": str(e)}
+    except (TypeError, ValueError) as e:
+        return {"ok": False, "error": f"this hand cannot be read: {e}"}
+    return {"ok": True, "sides": [{"points": s.points, "bags": s.bags, "bags_total": s.bags_total,
+                                   "tricks": s.tricks, "contract": s.contract, "made": s.made,
+                                   "lines": [[ln.text, ln.points] for ln in s.lines]} for s in sides]}
 
 
 def mount(app: FastAPI) -> None:

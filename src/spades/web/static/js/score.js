@@ -4,6 +4,7 @@
 
 import { OfflineError, api, el, loadJSON, replaceChildren, rulesCatalogue, saveJSON, signed, valueText }
   from "./common.js";
+import { RulesForm, layoutSummary } from "./rulesform.js";
 
 const STORE_KEY = "spades.scorekeeper.v1";
 const RETRY_MS = 15000;
@@ -137,7 +138,8 @@ function importGame(file) {
 
 // ---------------------------------------------------------------- new game
 
-let draft = { preset: "standard", overrides: {}, options: null, layout: null, checkSeq: 0 };
+let form = null; // the RulesForm of the new-game page
+let layout = null; // the checked layout of the rules chosen there
 
 function defaultNames(players) {
   if (players === 4) return [...FOUR_NAMES];
@@ -149,139 +151,69 @@ async function showNewGame() {
   if (!$("game-name").value) $("game-name").value = `Game of ${new Date().toLocaleDateString()}`;
   if (!catalogue) {
     try {
-      const got = await rulesCatalogue();
-      catalogue = got.data;
+      catalogue = (await rulesCatalogue()).data;
     } catch {
       setNotice($("rules-status"), "bad", "The rules could not be loaded: connect once to start a new game.");
       $("start-game").disabled = true;
       return;
     }
   }
-  const select = $("preset");
-  if (!select.options.length) {
-    for (const p of catalogue.presets) select.appendChild(el("option", { value: p.name }, p.name));
-    select.value = draft.preset;
+  if (!form) {
+    form = new RulesForm({ catalogue, select: $("preset"), grid: $("option-grid"), status: $("rules-status"),
+      countNode: $("override-count"), onChecked: rulesChecked });
   }
-  await checkDraft();
-}
-
-function presetInfo(name) {
-  return catalogue.presets.find((p) => p.name === name);
-}
-
-/** Ask the server whether the draft rules can be played; fill the option controls from its answer. */
-async function checkDraft() {
-  const seq = ++draft.checkSeq;
-  const info = presetInfo(draft.preset);
-  $("preset-description").textContent = info ? info.description : "";
-  const n = Object.keys(draft.overrides).length;
   $("start-game").disabled = true;
-  delete $("new-form").dataset.checked;
-  $("override-count").textContent = n ? `(${n} changed)` : "";
-  let result;
-  try {
-    result = await api("/api/rules/check", { preset: draft.preset, overrides: draft.overrides });
-  } catch (e) {
-    if (seq !== draft.checkSeq) return;
-    if (e instanceof OfflineError && info && n === 0) {
-      // Offline: a preset without changes is known from the saved list of tables.
-      draft.options = { ...catalogue.defaults, ...info.options };
-      draft.layout = info.layout;
-      setNotice($("rules-status"), "warn", "Offline: house rules can be changed once the server is reachable.");
-      renderDraft(true);
-      return;
-    }
-    setNotice($("rules-status"), "bad", e instanceof OfflineError
-      ? "Offline: these rules cannot be checked now. Choose a table without changes, or try again later."
-      : e.message);
+  await form.check();
+}
+
+/** After each check of the chosen rules: the status line, the seat names and the start button. */
+function rulesChecked(result) {
+  const info = form.presetInfo();
+  $("preset-description").textContent = info ? info.description : "";
+  if (!result.ok) {
+    layout = null;
     $("start-game").disabled = true;
+    delete $("new-form").dataset.checked;
+    setNotice($("rules-status"), "bad", `These rules cannot be played: ${result.error}`);
     return;
   }
-  if (seq !== draft.checkSeq) return;
-  if (result.ok) {
-    draft.options = result.options;
-    draft.layout = result.layout;
-    setNotice($("rules-status"), "ok", `${result.layout.players} players, ${result.layout.hand_size} tricks a hand, `
-      + `game to ${result.layout.target}.`);
-    renderDraft(false);
+  layout = result.layout;
+  if (result.offline) {
+    setNotice($("rules-status"), "warn", "Offline: house rules can be changed once the server is reachable.");
   } else {
-    setNotice($("rules-status"), "bad", `These rules cannot be played: ${result.error}`);
-    $("start-game").disabled = true;
+    setNotice($("rules-status"), "ok", layoutSummary(layout));
   }
-}
-
-function renderDraft(offline) {
-  $("start-game").disabled = false;
-  $("new-form").dataset.checked = draft.preset;
-  const grid = $("option-grid");
-  replaceChildren(grid, catalogue.options.map((opt) => optionField(opt, draft.options[opt.name], offline)));
   // Seat names: keep what was typed when the table size stays.
   const box = $("names");
-  const players = draft.layout.players;
   const typed = [...box.querySelectorAll("input")].map((i) => i.value);
-  const defaults = defaultNames(players);
-  replaceChildren(box, defaults.map((d, i) => el("div", { class: "field" },
+  replaceChildren(box, defaultNames(layout.players).map((d, i) => el("div", { class: "field" },
     el("label", { for: `name-${i}` }, `Seat ${i + 1}`, el("span", { class: "hint" }, ` · ${sideOfText(i)}`)),
-    el("input", { id: `name-${i}`, maxlength: 30, value: typed.length === players ? typed[i] : d,
+    el("input", { id: `name-${i}`, maxlength: 30, value: typed.length === layout.players ? typed[i] : d,
       autocomplete: "off" }))));
+  $("start-game").disabled = false;
+  $("new-form").dataset.checked = form.preset;
 }
 
 function sideOfText(seat) {
-  const sides = draft.layout.sides;
+  const sides = layout.sides;
   const k = sides.findIndex((s) => s.includes(seat));
   if (sides[k].length === 1) return "plays alone";
   const partners = sides[k].filter((s) => s !== seat).map((s) => `seat ${s + 1}`);
   return `partner of ${partners.join(" and ")}`;
 }
 
-function optionField(opt, value, offline) {
-  const id = `opt-${opt.name}`;
-  const changed = Object.hasOwn(draft.overrides, opt.name);
-  let control;
-  if (opt.choices.length) {
-    control = el("select", { id, disabled: offline },
-      opt.choices.map((c) => el("option", { value: JSON.stringify(c), selected: c === value }, valueText(c))));
-    control.addEventListener("change", () => setOverride(opt.name, JSON.parse(control.value)));
-  } else if (opt.low === null) {
-    control = el("input", { id, value: (value || []).join(", "), placeholder: "none", disabled: offline,
-      autocomplete: "off" });
-    control.addEventListener("change", () => setOverride(opt.name,
-      control.value.split(/[\s,]+/).map((s) => s.trim().toUpperCase()).filter(Boolean)));
-  } else {
-    control = el("input", { id, type: "number", inputmode: "numeric", min: opt.low, max: opt.high,
-      step: /points|penalty/.test(opt.name) ? 10 : 1, value: value === null ? "" : value,
-      placeholder: opt.nullable ? "none" : undefined, disabled: offline });
-    control.addEventListener("change", () => {
-      const raw = control.value.trim();
-      setOverride(opt.name, raw === "" && opt.nullable ? null : Number(raw));
-    });
-  }
-  return el("div", { class: `field${changed ? " changed" : ""}` },
-    el("label", { for: id }, opt.name),
-    control,
-    el("span", { class: "hint" }, opt.meaning));
-}
-
-function setOverride(name, value) {
-  draft.overrides[name] = value;
-  checkDraft().then(() => {
-    const again = document.getElementById(`opt-${name}`);
-    if (again) again.focus();
-  });
-}
-
 function startGame(event) {
   event.preventDefault();
-  if (!draft.layout || $("start-game").disabled) return;
+  if (!layout || $("start-game").disabled || !form.result || !form.result.ok) return;
   const names = [...$("names").querySelectorAll("input")].map((i, k) => i.value.trim() || `Seat ${k + 1}`);
   const game = {
     id: newId(),
     name: $("game-name").value.trim() || "Spades",
     created: Date.now(),
     updated: Date.now(),
-    preset: draft.preset,
-    overrides: { ...draft.overrides },
-    layout: draft.layout,
+    preset: form.preset,
+    overrides: { ...form.overrides },
+    layout,
     names,
     hands: [],
     scored: null,
@@ -290,8 +222,9 @@ function startGame(event) {
   store.games.push(game);
   persist();
   $("game-name").value = "";
-  draft = { preset: "standard", overrides: {}, options: null, layout: null, checkSeq: 0 };
-  $("preset").value = "standard";
+  form.select.value = "standard";
+  form.preset = "standard";
+  form.overrides = {};
   location.hash = `#game-${game.id}`;
 }
 
@@ -664,14 +597,8 @@ function deleteGame() {
 
 function init() {
   $("new-form").addEventListener("submit", startGame);
-  $("preset").addEventListener("change", () => {
-    draft.preset = $("preset").value;
-    draft.overrides = {};
-    checkDraft();
-  });
   $("reset-overrides").addEventListener("click", () => {
-    draft.overrides = {};
-    checkDraft();
+    if (form) form.reset();
   });
   $("hand-form").addEventListener("submit", submitHand);
   $("cancel-edit").addEventListener("click", cancelEdit);
