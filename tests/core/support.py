@@ -301,3 +301,83 @@ def faces_state(hand: Hand) -> dict[str, Any]:
         "passes": [(a, b, sorted(card_text(c) for c in cs)) for a, b, cs in hand.passes],
         "discard": sorted(card_text(c) for c in hand.discard), "broken": hand.broken,
     }
+
+
+# ---------------------------------------------------------------------------------------------- deals
+
+
+def faces(text: str) -> list[int]:
+    from spades.core import parse_face
+
+    return [parse_face(t) for t in text.split()]
+
+
+def make_hand(rules: Any, hands: list[str], *, dealer: int = 3, context: Any = None, fill: bool = False) -> Hand:
+    """A hand dealt so that seat s holds ``hands[s]`` (card texts). With ``fill``, the cards not named are
+    dealt in deck order to seats that still have room (the dealer last, for its extra cards)."""
+    lay = rules.layout
+    n = lay.n
+    used: dict[int, int] = {}
+
+    def card(f: int) -> int:
+        k = used.get(f, 0)
+        used[f] = k + 1
+        return f + FACES_PER_PACK * k
+
+    held = [[card(f) for f in faces(h)] for h in hands]
+    if fill:
+        rest = [c for c in lay.deck if c not in {x for h in held for x in h}]
+        want = [lay.hand_size + (rules.dealer_discard if s == dealer else 0) for s in range(n)]
+        for s in [*(x for x in range(n) if x != dealer), dealer]:
+            while len(held[s]) < want[s] and rest:
+                held[s].append(rest.pop(0))
+        out = rest
+    else:
+        out = [c for c in lay.deck if c not in {x for h in held for x in h}]
+    order = [held[(dealer + 1 + k) % n][i] for i in range(lay.hand_size) for k in range(n)]
+    order += held[dealer][lay.hand_size:] + out
+    return Hand(rules, dealer, order, context)
+
+
+def held_texts(hand: Hand, seat: int) -> str:
+    return " ".join(sorted(card_text(c) for c in cards_of(hand.hands[seat])))
+
+
+def legal_texts(hand: Hand, seat: int | None = None) -> set[str]:
+    """The legal actions as short texts: cards for plays, 'bid 3', 'blind nil', 'look', 'misdeal'."""
+    out = set()
+    for a in hand.legal_actions(seat):
+        if isinstance(a, Play):
+            out.add(card_text(a.card))
+        elif isinstance(a, Bid):
+            out.add(("bid " + a.value.text()) if not a.value.blind else a.value.text())
+        elif isinstance(a, Look):
+            out.add("look")
+        elif isinstance(a, Misdeal):
+            out.add("misdeal")
+        else:
+            out.add(repr(a))
+    return out
+
+
+def play_texts(hand: Hand, texts: str) -> None:
+    """Play the given cards in turn (checked)."""
+    from spades.core import parse_face
+
+    for t in texts.split():
+        f = parse_face(t)
+        seat = hand.to_act
+        c = f if hand.hands[seat] >> f & 1 else f + FACES_PER_PACK
+        hand.apply(Play(seat, c))
+
+
+def bid_round(hand: Hand, bids: list[Any]) -> None:
+    """Bid in turn order: each entry is a number, 'nil', 'blind nil' or 'blind N' (Look first for numbers)."""
+    from spades.core import parse_bid
+
+    for b in bids:
+        seat = hand.to_act
+        v = parse_bid(b)
+        if not v.blind and not hand.looked[seat]:
+            hand.apply(Look(seat))
+        hand.apply(Bid(seat, v))
