@@ -200,7 +200,8 @@ def parse_bid(value: Any) -> BidValue:
     if isinstance(value, int) and not isinstance(value, bool):
         if value == 0:
             raise IllegalActionError("zero can only be bid as nil")
-        return BidValue(value)
+        if value > 0:
+            return BidValue(value)
     if isinstance(value, str):
         t = value.strip().lower()
         blind = t.startswith("blind ")
