@@ -71,6 +71,9 @@ class ScoreSheet:
             parsed = []
             eligible = blind_eligible_sides(r, self.totals)
             for seat, b in enumerate(bids):
+                if b is None and r.team_bidding:
+                    parsed.append(None)  # team bidding: the partner gave the side's total
+                    continue
                 try:
                     v = parse_bid(b)
                 except SpadesError as e:
@@ -85,6 +88,11 @@ class ScoreSheet:
                         raise ScoreSheetError(f"seat {seat}: only a side at least {r.blind_behind} points "
                                               "behind may bid blind", i)
                 parsed.append(v)
+            for seat, pv in enumerate(parsed):
+                partner = lay.partner[seat]
+                given = parsed[partner] if partner is not None else None
+                if pv is None and (given is None or given.is_nil):
+                    raise ScoreSheetError(f"seat {seat}: a bid is needed unless the partner gave the side's total", i)
         sides = score_hand(r, parsed, list(tricks), self.bags)
         self.hands.append(sides)
         for k, s in enumerate(sides):
