@@ -1,0 +1,200 @@
+"""The game: dealer rotation, targets, the losing floor, ties, timed games with an injected clock, and
+the guards; views of games and hands, and rebuilding a hand from a view for search."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spades.core import Game, IllegalActionError, Phase, Play, seeded_shuffler, view, view_game, view_hand
+from spades.core import game as game_module
+from spades.core.view import hand_from_view
+from spades.variants import PRESETS, load_rules
+
+from .support import choose
+
+
+def finish_hand(game: Game, rng: random.Random) -> None:
+    n = len(game.hands)
+    while len(game.hands) == n and not game.over:
+        game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
+
+
+def test_the_deal_passes_left() -> None:
+    game = Game(load_rules("standard"), first_dealer=2, shuffler=seeded_shuffler(1))
+    rng = random.Random(1)
+    dealers = []
+    for _ in range(5):
+        dealers.append(game.hand.dealer)
+        finish_hand(game, rng)
+    assert dealers == [2, 3, 0, 1, 2]
+
+
+def test_totals_are_the_sum_of_the_hands() -> None:
+    game = Game(load_rules("standard"), shuffler=seeded_shuffler(2))
+    rng = random.Random(2)
+    for _ in range(4):
+        finish_hand(game, rng)
+    for k in range(2):
+        assert game.totals[k] == sum(r.sides[k].points for r in game.results)
+        assert game.bags[k] == game.results[-1].sides[k].bags_total
+
+
+def play_until_over(game: Game, seed: int, clock: list[float] | None = None) -> None:
+    rng = random.Random(seed)
+    for _ in range(500):
+        if game.over:
+            return
+        if clock is not None:
+            clock[0] += 60 * 12  # each hand takes twelve minutes
+        finish_hand(game, rng)
+    raise AssertionError("no end")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_target_and_lose_at_end_the_game_and_the_highest_total_wins(seed: int) -> None:
+    rules = load_rules({"target": 200, "lose_at": -100})
+    game = Game(rules, shuffler=seeded_shuffler(seed))
+    play_until_over(game, seed)
+    t = game.totals
+    assert max(t) >= 200 or min(t) <= -100
+    assert game.winner == t.index(max(t)) and t.count(max(t)) == 1
+    # every earlier hand left the game going
+    running = [0, 0]
+    for res in game.results[:-1]:
+        running = [a + s.points for a, s in zip(running, res.sides, strict=True)]
+        assert not ((max(running) >= 200 or min(running) <= -100) and running.count(max(running)) == 1)
+    with pytest.raises(IllegalActionError, match="game is over"):
+        game.apply(Play(0, 0))
+    assert game.legal_actions() == []
+
+
+def test_a_tie_for_first_plays_another_hand() -> None:
+    rules = load_rules({"target": 100})
+    game = Game(rules, shuffler=seeded_shuffler(5))
+    game.totals = [90, 90]
+    game._check_end()  # no side at the target
+    assert not game.over
+    game.totals = [120, 120]
+    game._check_end()
+    assert not game.over and game.winner is None
+    game.totals = [130, 120]
+    game._check_end()
+    assert game.over and game.winner == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_timed_game_ends_after_the_hand_in_which_time_runs_out(seed: int) -> None:
+    rules = load_rules({"time_limit_minutes": 30, "target": 10000, "lose_at": -10000})
+    now = [1000.0]
+    game = Game(rules, shuffler=seeded_shuffler(seed), clock=lambda: now[0])
+    play_until_over(game, seed, clock=now)
+    # hands take 12 minutes: 0-12, 12-24, 24-36 -> the time runs out in the third hand
+    hands = len(game.results)
+    assert hands >= 3
+    if hands > 3:  # only a tie at the end of the third hand plays on
+        totals = [0, 0]
+        for res in game.results[:3]:
+            totals = [a + s.points for a, s in zip(totals, res.sides, strict=True)]
+        assert totals[0] == totals[1]
+    assert game.winner == game.totals.index(max(game.totals))
+
+
+def test_timed_game_needs_a_clock() -> None:
+    with pytest.raises(IllegalActionError, match="needs a clock"):
+        Game(load_rules({"time_limit_minutes": 30}), shuffler=seeded_shuffler(1))
+
+
+def test_first_dealer_must_be_a_seat() -> None:
+    with pytest.raises(IllegalActionError, match="first dealer"):
+        Game(load_rules("three-handed"), first_dealer=3)
+
+
+def test_a_game_without_a_shuffler_waits_for_the_deal() -> None:
+    game = Game(load_rules("standard"))
+    assert game.awaiting_deal and game.legal_actions() == []
+    with pytest.raises(IllegalActionError, match="no hand has been dealt"):
+        _ = game.hand
+    with pytest.raises(IllegalActionError, match="has no shuffler"):
+        game.start_hand()
+    with pytest.raises(IllegalActionError, match="not exactly this game's deck"):
+        game.start_hand([0, 1, 2])
+    game.start_hand(list(range(52)))
+    with pytest.raises(IllegalActionError, match="not finished"):
+        game.start_hand(list(range(52)))
+
+
+def test_hand_guard_stops_a_game_that_never_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(game_module, "MAX_HANDS", 2)
+    game = Game(load_rules({"target": 10000}), shuffler=seeded_shuffler(1))
+    rng = random.Random(1)
+    finish_hand(game, rng)
+    with pytest.raises(IllegalActionError, match="without ending"):
+        finish_hand(game, rng)
+
+
+# ---------------------------------------------------------------------------------------------- views
+
+
+def test_spectator_sees_no_cards_and_has_no_actions() -> None:
+    game = Game(load_rules("standard"), shuffler=seeded_shuffler(1))
+    v = view_hand(game.hand, None)
+    assert v.hand is None and v.legal == () and v.seat is None
+    assert json.dumps(v.to_dict())
+    gv = view(game, None)
+    assert gv.totals == (0, 0) and gv.hand is not None
+
+
+def test_view_to_dict_is_json_with_card_texts() -> None:
+    game = Game(load_rules("jokers-54"), first_dealer=0, shuffler=seeded_shuffler(1))
+    d = view_hand(game.hand, 0).to_dict()
+    assert d["phase"] == "discard" and len(d["hand"]) == 15 and d["to_act"] == 0
+    assert all(isinstance(c, str) and len(c) == 2 for c in d["hand"])
+    assert d["legal"][0] == {"seat": 0, "discard": d["legal"][0]["discard"]}
+    json.dumps(d)
+    assert view_hand(game.hand, 1).to_dict()["legal"] == []
+
+
+def test_view_game_keeps_results_public() -> None:
+    game = Game(load_rules("standard"), shuffler=seeded_shuffler(3))
+    finish_hand(game, random.Random(3))
+    gv = view_game(game, 1)
+    assert gv.results == tuple(game.results) and gv.hand is not None and gv.hand.hand is not None
+    with pytest.raises(ValueError, match="no seat 4"):
+        view_hand(game.hand, 4)
+
+
+@settings(max_examples=30, deadline=None)
+@given(preset=st.sampled_from(sorted(p for p in PRESETS if p != "two-handed")), seed=st.integers(0, 10**6),
+       steps=st.integers(0, 80))
+def test_hand_from_view_gives_the_same_legal_actions(preset: str, seed: int, steps: int) -> None:
+    """A hand rebuilt from a view and the true holdings offers exactly the real hand's actions."""
+    rules = load_rules(preset)
+    game = Game(rules, shuffler=seeded_shuffler(seed))
+    rng = random.Random(seed)
+    hand = game.hand
+    for _ in range(steps):
+        if hand.is_over or game.hand is not hand:
+            break
+        game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
+    if hand.is_over or hand.phase not in (Phase.BID, Phase.EXCHANGE, Phase.PLAY):
+        return
+    seat = hand.to_act
+    if not hand.can_see_own_cards(seat):
+        return
+    rebuilt = hand_from_view(view_hand(hand, seat), list(hand.hands))
+    assert rebuilt.legal_actions() == hand.legal_actions()
+    if hand.phase is Phase.PLAY:
+        assert rebuilt.legal_play_mask() == hand.legal_play_mask()
+        # and it plays on to the end like the real hand
+        twin = hand.clone()
+        while not twin.is_over:
+            card = rng.choice(twin.legal_actions()).card
+            assert rebuilt.legal_play_mask() == twin.legal_play_mask()
+            twin.play_fast(card)
+            rebuilt.play_fast(card)
+        assert rebuilt.tricks_taken == twin.tricks_taken
