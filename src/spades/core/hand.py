@@ -755,6 +755,9 @@ class Hand:
 
     def _check_cards(self, cards: Iterable[int], k: int, hand: int, action: Action) -> None:
         cards = tuple(cards)
+        bad = [c for c in cards if not isinstance(c, int) or not 0 <= c < 2 * FACES_PER_PACK]
+        if bad:  # before describing the action, which names each card
+            raise IllegalActionError(f"seat {action.seat}: {bad[0]!r} is not a card")
         if len(cards) != k or len(set(cards)) != k:
             raise IllegalActionError(f"{action.describe()}: exactly {k} different cards are needed")
         for c in cards:
