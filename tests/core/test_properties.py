@@ -17,7 +17,23 @@ import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-from spades.core import Game, Hand, RulesError, deal_order, seeded_shuffler
+from spades.core import (
+    Bid,
+    BidValue,
+    Discard,
+    Draw,
+    Game,
+    Hand,
+    HandContext,
+    Look,
+    Misdeal,
+    Pass,
+    Play,
+    RulesError,
+    SpadesError,
+    deal_order,
+    seeded_shuffler,
+)
 from spades.core import Phase as HandPhase
 from spades.variants import PRESETS, load_rules
 
@@ -167,3 +183,46 @@ def test_finished_hands_of_a_long_game_check_out() -> None:
     game = play_game(load_rules({"preset": "standard", "target": 1000, "lose_at": -1000}), 5)
     for h in game.hands:
         check_finished_hand(game, h)
+
+
+seats = st.integers(-1, 6)
+card_numbers = st.integers(-3, 110)
+any_action = st.one_of(
+    st.builds(Play, seats, card_numbers),
+    st.builds(Bid, seats, st.builds(BidValue, st.integers(-2, 20), st.booleans())),
+    st.builds(Look, seats),
+    st.builds(Pass, seats, st.lists(card_numbers, max_size=5).map(tuple)),
+    st.builds(Discard, seats, st.lists(card_numbers, max_size=3).map(tuple)),
+    st.builds(Misdeal, seats),
+    st.builds(Draw, seats, st.booleans()),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**6), steps=st.integers(0, 60),
+       action=any_action, blind=st.booleans())
+def test_checked_apply_accepts_exactly_the_legal_actions(preset: str, seed: int, steps: int, action: Any,
+                                                         blind: bool) -> None:
+    """Any action at all: legal ones apply, anything else raises a SpadesError and changes nothing."""
+    rules = load_rules({"preset": preset, "misdeal": True} if preset not in ("two-handed",) else preset)
+    rng = random.Random(seed)
+    perm = list(range(len(rules.layout.deck)))
+    rng.shuffle(perm)
+    ctx = HandContext(blind_sides=(True,) * rules.layout.sides_count) if blind else None
+    hand = Hand(rules, rng.randrange(rules.layout.n), deal_order(rules, perm), ctx)
+    for _ in range(steps):
+        if hand.is_over:
+            break
+        hand.apply(choose(rng, hand.legal_actions(), misdeal_p=0.05))
+    legal = hand.legal_actions(action.seat) if 0 <= action.seat < rules.layout.n else []
+    same_face = isinstance(action, Play) and any(
+        isinstance(a, Play) and a.seat == action.seat and a.card % 54 == action.card % 54 for a in legal)
+    before = snapshot(hand)
+    try:
+        hand.apply(action)
+    except SpadesError as e:
+        assert action not in legal, f"{action} is legal but was refused: {e}"
+        assert str(e)
+        assert snapshot(hand) == before
+    else:
+        assert action in legal or same_face, f"{action} was accepted"
