@@ -11,9 +11,9 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 import uvicorn
@@ -37,9 +37,11 @@ def web_app() -> FastAPI:
 
 
 class LiveServer:
-    """uvicorn in a background thread; ``stop`` and ``start`` again on the same port (for offline tests)."""
+    """uvicorn in a background thread serving ``factory()`` (default: the bare web app)."""
 
-    def __init__(self) -> None:
+    def __init__(self, factory: Callable[[], FastAPI] = web_app, lifespan: Literal["on", "off"] = "off") -> None:
+        self.factory = factory
+        self.lifespan = lifespan
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -49,7 +51,8 @@ class LiveServer:
 
     def start(self) -> None:
         """Serve until ``stop``; returns once the port answers."""
-        config = uvicorn.Config(web_app(), host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
+        config = uvicorn.Config(self.factory(), host="127.0.0.1", port=self.port, log_level="warning",
+                                lifespan=self.lifespan)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
         self._thread.start()
@@ -71,6 +74,27 @@ class LiveServer:
 def live_server() -> Iterator[LiveServer]:
     """The pages and API on a free local port for the whole session."""
     server = LiveServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def game_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The whole application (``spades.server.create_app``) with the web pages mounted, on a fresh
+    SQLite database, bots acting at once."""
+    from spades.server.app import create_app
+    from spades.server.config import ServerConfig
+
+    db = tmp_path_factory.mktemp("web-db") / "spades.db"
+
+    def factory() -> FastAPI:
+        app = create_app(ServerConfig(database_url=f"sqlite:///{db}", bot_delay=0.0, bot_think=0.5,
+                                      rate_per_second=200.0, rate_burst=400.0))
+        mount(app)
+        return app
+
+    server = LiveServer(factory, lifespan="on")
     server.start()
     yield server
     server.stop()

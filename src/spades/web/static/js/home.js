@@ -1,6 +1,138 @@
-// The home page: a few cards drawn by the project.
-import { cardSVG } from "./cards.js";
+// The home page: play now against the computer, create a table, join by link, the lobby and your name.
+// The online part appears only when the game server answers (GET /api/me); the score keeper and the
+// rules work without it.
 
-const hero = document.getElementById("hero-cards");
+import { cardSVG } from "./cards.js";
+import { api, el, replaceChildren, rulesCatalogue } from "./common.js";
+import { RulesForm, layoutSummary } from "./rulesform.js";
+
+const $ = (id) => document.getElementById(id);
+
+const hero = $("hero-cards");
 for (const code of ["AS", "KH", "QC", "JD", "BJ"]) hero.appendChild(cardSVG(code));
-document.documentElement.dataset.ready = "home";
+
+function notice(node, kind, text) {
+  node.className = kind ? `notice ${kind}` : "notice";
+  node.textContent = text;
+}
+
+function tableUrl(made) {
+  const invite = made.invite ? `&invite=${encodeURIComponent(made.invite)}` : "";
+  return `/table.html?id=${encodeURIComponent(made.id)}${invite}`;
+}
+
+function fillLevels(select, levels) {
+  replaceChildren(select, levels.levels.map((lv) => el("option", { value: lv, selected: lv === levels.default }, lv)));
+}
+
+function rulesText(spec) {
+  if (typeof spec === "string") return spec;
+  const { preset, ...rest } = spec || {};
+  const extra = Object.entries(rest).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+  return `${preset || "standard"}${extra.length ? ` (${extra.join(", ")})` : ""}`;
+}
+
+async function loadLobby() {
+  try {
+    const data = await api("/api/lobby");
+    const open = data.tables.filter((t) => t.status !== "over");
+    $("lobby-empty").hidden = open.length > 0;
+    replaceChildren($("lobby"), open.map((t) => {
+      const free = t.seats.filter((s) => s.kind === "empty").length;
+      const names = t.seats.filter((s) => s.kind !== "empty").map((s) => s.name).join(", ") || "nobody yet";
+      return el("li", {}, el("a", { class: "button open-game", href: tableUrl(t) },
+        el("span", {}, `${rulesText(t.rules)} · ${t.status === "seating" ? `${free} seat${free === 1 ? "" : "s"} free`
+          : "playing"}`),
+        el("span", { class: "meta" }, names)));
+    }));
+  } catch {
+    $("lobby-empty").hidden = false;
+  }
+}
+
+async function joinLink(event) {
+  event.preventDefault();
+  const raw = $("join-link").value.trim();
+  if (!raw) return;
+  try {
+    const url = new URL(raw, location.origin);
+    if (url.searchParams.get("id")) {
+      location.href = `/table.html${url.search}`;
+      return;
+    }
+  } catch {
+    // not a link: perhaps an invite code
+  }
+  try {
+    const found = await api(`/api/invite/${encodeURIComponent(raw)}`);
+    location.href = tableUrl({ id: found.id, invite: raw });
+  } catch {
+    notice($("join-status"), "bad", "That link or code does not lead to a table.");
+  }
+}
+
+async function startOnline(me) {
+  $("online").hidden = false;
+  $("my-name").value = me.name;
+  const [levels, catalogue] = await Promise.all([api("/api/levels"), rulesCatalogue().then((c) => c.data)]);
+  fillLevels($("play-level"), levels);
+  fillLevels($("create-level"), levels);
+  replaceChildren($("play-preset"), catalogue.presets.map((p) => el("option", { value: p.name }, p.name)));
+
+  $("play-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    $("play-now").disabled = true;
+    notice($("play-status"), "", "");
+    try {
+      const made = await api("/api/play", { rules: $("play-preset").value, bot_level: $("play-level").value });
+      location.href = tableUrl(made);
+    } catch (err) {
+      notice($("play-status"), "bad", `Could not start a game: ${err.message}`);
+      $("play-now").disabled = false;
+    }
+  });
+
+  const form = new RulesForm({
+    catalogue, select: $("create-preset"), grid: $("create-grid"), status: $("create-status"),
+    countNode: $("create-count"), idPrefix: "create-opt-",
+    onChecked: (result) => {
+      const info = form.presetInfo();
+      $("create-description").textContent = info ? info.description : "";
+      $("create-table").disabled = !result.ok;
+      if (result.ok) notice($("create-status"), "ok", layoutSummary(result.layout));
+      else notice($("create-status"), "bad", `These rules cannot be played: ${result.error}`);
+    },
+  });
+  form.check();
+  $("create-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!form.result || !form.result.ok) return;
+    const turn = JSON.parse($("create-turn").value);
+    try {
+      const made = await api("/api/tables", { rules: form.spec(), public: $("create-public").checked,
+        turn_seconds: turn, bot_level: $("create-level").value });
+      location.href = tableUrl(made);
+    } catch (err) {
+      notice($("create-status"), "bad", `Could not create the table: ${err.message}`);
+    }
+  });
+
+  $("join-form").addEventListener("submit", joinLink);
+  $("lobby-refresh").addEventListener("click", loadLobby);
+  $("name-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const updated = await api("/api/me/name", { name: $("my-name").value.trim() });
+      notice($("me-status"), "ok", `You are ${updated.name}.`);
+    } catch (err) {
+      notice($("me-status"), "bad", err.message);
+    }
+  });
+  await loadLobby();
+}
+
+api("/api/me").then(startOnline).catch(() => {
+  $("offline-note").hidden = false;
+}).finally(() => {
+  document.documentElement.dataset.ready = "home";
+});

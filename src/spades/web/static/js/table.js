@@ -1,0 +1,684 @@
+// The table: one WebSocket to the server (docs/protocol.md), the hand, bidding, exchanges, the trick,
+// the score pad, chat and the end of hands and games. Every choice offered comes from the view's
+// `legal` list (the engine's legal actions); nothing here decides what is allowed. Chat and names are
+// shown with textContent only.
+
+import { api, el, replaceChildren, signed } from "./common.js";
+import { cardBack, cardName, cardSVG, sortHand } from "./cards.js";
+
+const PROTOCOL_VERSION = 1;
+const TRICK_HOLD_MS = 1400;
+const $ = (id) => document.getElementById(id);
+
+const params = new URLSearchParams(location.search);
+const tableId = params.get("id") || "";
+const invite = params.get("invite");
+
+let ws = null;
+let lastSeq = null;
+let you = { seat: null, player: null, name: null };
+let table = null; // the table's public description
+let state = null; // the per-viewer state
+let chat = [];
+let retryDelay = 500;
+let stopped = false; // the server refused us for good: no reconnecting
+let selected = new Set(); // cards chosen for a pass or a discard
+let held = null; // a finished trick kept on show: {cards, winner, until}
+let heldTimer = null;
+let turnInfo = { seat: null, left: null, at: 0 };
+let clientCounter = 0;
+const bidsByHand = new Map(); // hand number -> the bids seen in that hand (for the summary)
+let prevView = null;
+let seenResults = null;
+let summaryFor = null;
+let lastSummary = null; // the hand whose summary was shown last (a link to it shows under the trick)
+let layout = null; // {players, sides, ...} of the table's rules, from POST /api/rules/check
+let topTrumps = [];
+
+// ------------------------------------------------------------------ connection
+
+function setConn(kind, text) {
+  const node = $("conn-status");
+  node.className = kind ? `notice ${kind}` : "notice";
+  node.textContent = text;
+}
+
+function wsUrl() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  return `${scheme}://${location.host}/ws/tables/${encodeURIComponent(tableId)}`;
+}
+
+function connect() {
+  if (stopped) return;
+  ws = new WebSocket(wsUrl());
+  ws.addEventListener("open", () => {
+    retryDelay = 500;
+    ws.send(JSON.stringify({ type: "hello", v: PROTOCOL_VERSION, last_seq: lastSeq, invite }));
+  });
+  ws.addEventListener("message", (e) => {
+    let msg;
+    try {
+      msg = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    onMessage(msg);
+  });
+  ws.addEventListener("close", () => {
+    ws = null;
+    if (stopped) return;
+    setConn("warn", "Connection lost. Reconnecting…");
+    setTimeout(connect, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 8000);
+  });
+}
+
+function send(msg) {
+  if (!ws || ws.readyState !== WebSocket.OPEN) {
+    showActionError("Not connected: wait a moment and try again.");
+    return false;
+  }
+  ws.send(JSON.stringify(msg));
+  return true;
+}
+
+function clientId() {
+  clientCounter += 1;
+  return `${Date.now().toString(36)}-${clientCounter}-${Math.random().toString(36).slice(2, 7)}`;
+}
+
+function act(action) {
+  clearActionError();
+  send({ type: "action", id: clientId(), seq: lastSeq, action });
+}
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "welcome":
+      you = msg.you || you;
+      table = msg.table;
+      setConn("", "");
+      break;
+    case "snapshot":
+      table = msg.table;
+      chat = msg.chat || [];
+      lastSeq = msg.seq;
+      setState(msg.state, true);
+      break;
+    case "state":
+      lastSeq = msg.seq;
+      setState(msg.state, true);
+      break;
+    case "event":
+      onEvent(msg);
+      break;
+    case "table":
+      table = msg.table;
+      break;
+    case "error":
+      onError(msg);
+      break;
+    default:
+      break; // ack, pong: nothing to show
+  }
+  render();
+}
+
+function onEvent(msg) {
+  lastSeq = msg.seq;
+  const ev = msg.event || {};
+  if (ev.kind === "chat") {
+    chat.push({ seq: msg.seq, name: ev.name, player: ev.player, text: ev.text });
+    chat = chat.slice(-100);
+  } else if (ev.kind === "action" && ev.action && "play" in ev.action && prevView) {
+    // Follow the trick card by card, so the last card of a trick stays on show for a moment.
+    const current = [...(prevView.current || []), [ev.action.seat, ev.action.play]];
+    prevView = { ...prevView, current };
+    if (current.length === prevView.hand_sizes.length) holdTrick(current, null);
+  }
+  if (msg.table) table = msg.table;
+  if (msg.state) setState(msg.state, false);
+}
+
+function onError(msg) {
+  if (msg.code === "no_table" || msg.code === "forbidden" || msg.code === "version") {
+    stopped = true;
+    setConn("bad", msg.reason);
+    return;
+  }
+  if (msg.code === "bad_last_seq") return; // a snapshot follows
+  showActionError(msg.reason);
+}
+
+// ------------------------------------------------------------------ state
+
+function setState(next, fresh) {
+  const view = next && next.view;
+  if (view && state && state.view && next.hand === state.hand && view.tricks.length > state.view.tricks.length) {
+    const t = view.tricks[view.tricks.length - 1];
+    holdTrick(t.cards, t.winner);
+  } else if (held && held.winner === null && view && state && next.hand === state.hand) {
+    const t = view.tricks[view.tricks.length - 1];
+    if (t) held.winner = t.winner;
+  }
+  if (fresh && held) clearHeld();
+  if (view) {
+    bidsByHand.set(next.hand, view.bids);
+    if (!state || state.hand !== next.hand) selected = new Set();
+  }
+  if (held && held.winner === null && state && state.view && next.results.length > state.results.length) {
+    // The hand's last trick: its winner is whoever's trick count went up.
+    const before = state.view.tricks_taken;
+    const after = next.results[next.results.length - 1].tricks;
+    const w = after.findIndex((t, i) => t > before[i]);
+    held.winner = w >= 0 ? w : null;
+  }
+  state = next;
+  prevView = view ? { ...view } : null;
+  turnInfo = { seat: next.turn ? next.turn.seat : null, left: next.turn ? next.turn.seconds_left : null,
+    at: performance.now() };
+  if (seenResults === null) seenResults = next.results.length;
+  if (next.results.length > seenResults) {
+    seenResults = next.results.length;
+    showSummary(next.results.length - 1);
+  }
+}
+
+function holdTrick(cards, winner) {
+  held = { cards, winner };
+  clearTimeout(heldTimer);
+  heldTimer = setTimeout(() => {
+    clearHeld();
+    render();
+  }, TRICK_HOLD_MS);
+}
+
+function clearHeld() {
+  held = null;
+  clearTimeout(heldTimer);
+}
+
+// ------------------------------------------------------------------ helpers
+
+function n() {
+  return table ? table.seats.length : 4;
+}
+
+function viewer() {
+  return you.seat === null || you.seat === undefined ? 0 : you.seat;
+}
+
+function seatName(seat) {
+  const s = table && table.seats[seat];
+  if (!s) return `Seat ${seat + 1}`;
+  if (s.kind === "empty") return `Seat ${seat + 1} (empty)`;
+  return s.name || `Seat ${seat + 1}`;
+}
+
+/** The table's sides (seat lists), from the engine's layout of its rules. */
+function sides() {
+  if (layout) return layout.sides;
+  return Array.from({ length: n() }, (_, i) => [i]);
+}
+
+/** Ask the server what the table's rules imply (sides, top trumps) once. */
+async function loadLayout(spec) {
+  const preset = typeof spec === "string" ? spec : (spec && spec.preset) || "standard";
+  const overrides = typeof spec === "object" && spec ? Object.fromEntries(
+    Object.entries(spec).filter(([k]) => k !== "preset")) : {};
+  try {
+    const answer = await api("/api/rules/check", { preset, overrides });
+    if (answer.ok) {
+      layout = answer.layout;
+      topTrumps = answer.options.top_trumps || [];
+      render();
+    }
+  } catch {
+    // Without it every seat is shown as its own side until the next try.
+    layoutAsked = false;
+  }
+}
+let layoutAsked = false;
+
+function sideLabel(seats) {
+  return seats.map(seatName).join(" & ");
+}
+
+/** Where a seat sits on screen: 0 = bottom (you), going clockwise (to your left first). */
+function place(seat) {
+  const rel = (seat - viewer() + n()) % n();
+  const angle = Math.PI / 2 + (rel * 2 * Math.PI) / n();
+  return { rel, x: Math.cos(angle), y: Math.sin(angle) };
+}
+
+function legal() {
+  return state && state.view ? state.view.legal : [];
+}
+
+function formatSeconds(s) {
+  const v = Math.max(0, Math.ceil(s));
+  return `${Math.floor(v / 60)}:${String(v % 60).padStart(2, "0")}`;
+}
+
+function secondsLeft() {
+  if (turnInfo.left === null || turnInfo.left === undefined) return null;
+  return turnInfo.left - (performance.now() - turnInfo.at) / 1000;
+}
+
+// ------------------------------------------------------------------ drawing
+
+/** Our seat follows the table's seat list (we may sit down or stand up after connecting). */
+function updateMySeat() {
+  if (!you.player) return;
+  const mine = table.seats.find((s) => s.player === you.player);
+  you.seat = mine ? mine.seat : null;
+}
+
+function render() {
+  if (!table) return;
+  updateMySeat();
+  if (!layoutAsked) {
+    layoutAsked = true;
+    loadLayout(table.rules);
+  }
+  document.title = `Table · Spades`;
+  renderSeats();
+  renderTrick();
+  renderSeating();
+  renderActions();
+  renderHand();
+  renderPad();
+  renderChat();
+  renderOver();
+  document.documentElement.dataset.ready = "table";
+  document.documentElement.dataset.seq = String(lastSeq);
+}
+
+function renderSeats() {
+  const view = state && state.view;
+  replaceChildren($("seats"), table.seats.map((s, i) => {
+    const p = place(i);
+    const bid = view && view.bids[i];
+    const took = view ? view.tricks_taken[i] : 0;
+    const toAct = view && view.to_act === i && !state.over;
+    const left = toAct && turnInfo.seat === i ? secondsLeft() : null;
+    const bits = [];
+    if (view && view.dealer === i) bits.push("dealer");
+    if (s.kind === "bot") bits.push("computer");
+    if (s.away) bits.push("away: computer playing");
+    // Seats at the sides hug the edge so their boxes stay inside the table on a phone.
+    let style = `left:${50 + p.x * 41}%;top:${50 + p.y * 41}%`;
+    if (p.x < -0.6) style = `left:0.4rem;top:${50 + p.y * 41}%;transform:translate(0,-50%)`;
+    if (p.x > 0.6) style = `right:0.4rem;top:${50 + p.y * 41}%;transform:translate(0,-50%)`;
+    return el("div", {
+      class: `seat-box${toAct ? " to-act" : ""}${i === you.seat ? " me" : ""}`,
+      style,
+      "data-seat": i,
+      "aria-label": `${seatName(i)}${toAct ? ", to play" : ""}`,
+    },
+    el("span", { class: "seat-name" }, seatName(i)),
+    el("span", { class: "seat-meta" }, bits.join(" · ")),
+    el("span", { class: "seat-bid", "data-testid": `seat-${i}-bid` },
+      view && !view.bidless ? `bid ${bid === null ? "–" : bid} · took ${took}` : `took ${took}`),
+    left !== null ? el("span", { class: "seat-timer" }, formatSeconds(left)) : null);
+  }));
+}
+
+function renderTrick() {
+  const view = state && state.view;
+  // A finished trick stays on show for a moment, unless the next one has begun.
+  const showHeld = held && !(view && view.current.length);
+  const cards = showHeld ? held.cards : (view ? view.current : []);
+  replaceChildren($("trick"), cards.map(([seat, code]) => {
+    const p = place(seat);
+    const card = cardSVG(code);
+    card.setAttribute("aria-label", `${seatName(seat)}: ${cardName(code)}`);
+    return el("div", { class: "trick-card", style: `left:calc(50% + ${p.x.toFixed(3)} * var(--trick-rx));top:calc(50% + ${p.y.toFixed(3)} * var(--trick-ry))`,
+      "data-seat": seat }, card);
+  }));
+  let note = "";
+  if (held && held.winner !== null && held.winner !== undefined) note = `${seatName(held.winner)} took the trick.`;
+  else if (view && view.phase === "play" && view.current.length === 0 && view.to_act !== null
+    && view.to_act !== you.seat) {
+    note = `${seatName(view.to_act)} to lead.`;
+  }
+  const noteNode = $("trick-note");
+  replaceChildren(noteNode, note, lastSummary !== null && !$("summary").hidden && !(state && state.over)
+    ? [note ? " " : "", el("a", { href: "#summary" }, `Hand ${lastSummary + 1} scored: see how.`)] : null);
+  const last = view && view.tricks.length ? view.tricks[view.tricks.length - 1] : null;
+  $("show-last-trick").disabled = !last;
+  if (!last) $("last-trick").hidden = true;
+  else if (!$("last-trick").hidden) drawLastTrick(last);
+}
+
+function drawLastTrick(trick) {
+  replaceChildren($("last-trick"),
+    el("p", {}, `${seatName(trick.winner)} took it.`),
+    el("div", { class: "card-fan" }, trick.cards.map(([seat, code]) =>
+      el("figure", { class: "mini-card" }, cardSVG(code), el("figcaption", {}, seatName(seat))))));
+}
+
+function renderSeating() {
+  const seating = table.status === "seating";
+  $("seating").hidden = !seating;
+  if (!seating) return;
+  const mine = you.seat !== null && you.seat !== undefined;
+  replaceChildren($("seat-buttons"), table.seats.map((s, i) => (s.kind === "empty" && !mine && you.player
+    ? el("button", { type: "button", onclick: () => send({ type: "sit", seat: i, id: clientId() }) },
+      `Sit in seat ${i + 1}`)
+    : el("span", { class: "seat-chip" }, `${i + 1}: ${seatName(i)}`))));
+  $("stand-up").hidden = !mine;
+  $("fill-seats").disabled = !table.seats.some((s) => s.kind === "empty");
+  if (table.public === false && invite) {
+    $("invite-box").hidden = false;
+    $("invite-link").value = location.href;
+  } else if (table.public) {
+    $("invite-box").hidden = false;
+    $("invite-link").value = `${location.origin}/table.html?id=${encodeURIComponent(table.id)}`;
+  }
+}
+
+function actionLabel(a) {
+  if ("bid" in a) return String(a.bid);
+  if ("look" in a) return "Look at my cards";
+  if ("misdeal" in a) return "Call a misdeal";
+  if ("draw" in a) return a.draw === "keep" ? "Keep it" : "Discard it, take the next";
+  return JSON.stringify(a);
+}
+
+function renderActions() {
+  const view = state && state.view;
+  const acts = legal();
+  const prompt = $("action-prompt");
+  const box = $("action-buttons");
+  const buttons = [];
+  let text = "";
+  if (!view || state.over) {
+    text = state && state.over ? "The game is over." : (table.status === "seating" ? "Waiting for players." : "");
+  } else if (!acts.length) {
+    text = view.to_act === null ? "" : `Waiting for ${seatName(view.to_act)}…`;
+    if (view.phase === "bid" && you.seat !== null && you.seat !== undefined) text = `Bidding: ${text}`;
+  } else {
+    const bids = acts.filter((a) => "bid" in a);
+    const passes = acts.filter((a) => "pass" in a);
+    const discards = acts.filter((a) => "discard" in a);
+    const others = acts.filter((a) => "look" in a || "misdeal" in a || "draw" in a);
+    if (bids.length) {
+      const blindOnly = view.hand === null;
+      text = blindOnly ? "You may bid blind before looking at your cards." : "Your bid: how many tricks will you take?";
+      for (const a of bids) {
+        buttons.push(el("button", { type: "button", class: String(a.bid).startsWith("blind") ? "blind" : "",
+          onclick: () => act({ bid: a.bid }), "data-bid": String(a.bid) }, actionLabel(a)));
+      }
+    }
+    if (passes.length || discards.length) {
+      const kind = passes.length ? "pass" : "discard";
+      const need = (passes.length ? passes : discards)[0][kind].length;
+      text = kind === "pass"
+        ? `Choose ${need} card${need === 1 ? "" : "s"} to pass to your partner, then press Pass.`
+        : `Choose ${need} card${need === 1 ? "" : "s"} to discard face down.`;
+      buttons.push(el("button", { type: "button", class: "primary", id: "confirm-cards",
+        disabled: selected.size !== need, onclick: () => {
+          act({ [kind]: [...selected] });
+          selected = new Set();
+        } }, `${kind === "pass" ? "Pass" : "Discard"} ${selected.size}/${need}`));
+    }
+    for (const a of others) {
+      if ("draw" in a && view.top_card) text = "The top card of the stock:";
+      buttons.push(el("button", { type: "button", onclick: () => act(a) }, actionLabel(a)));
+    }
+    if (acts.some((a) => "play" in a)) {
+      text = view.current.length ? "Your turn: follow suit if you can." : "Your lead.";
+    }
+  }
+  prompt.textContent = text;
+  const extra = view && view.top_card && acts.some((a) => "draw" in a)
+    ? el("div", { class: "draw-card" }, cardSVG(view.top_card)) : null;
+  replaceChildren(box, extra, buttons);
+}
+
+function renderHand() {
+  const view = state && state.view;
+  const box = $("hand-cards");
+  if (!view || you.seat === null || you.seat === undefined) {
+    replaceChildren(box);
+    $("my-hand").hidden = true;
+    return;
+  }
+  $("my-hand").hidden = false;
+  if (view.hand === null) {
+    const count = view.hand_sizes[you.seat];
+    replaceChildren(box, Array.from({ length: count }, () => el("span", { class: "hand-card back" },
+      cardBack("hidden card"))));
+    return;
+  }
+  const acts = legal();
+  const playable = new Set(acts.filter((a) => "play" in a).map((a) => a.play));
+  const choosing = acts.some((a) => "pass" in a || "discard" in a);
+  const myPlay = playable.size > 0;
+  const focused = document.activeElement && document.activeElement.dataset
+    ? document.activeElement.dataset.card : null;
+  const cards = sortHand(view.hand, topTrumps);
+  replaceChildren(box, cards.map((code, i) => {
+    const ok = myPlay ? playable.has(code) : choosing;
+    const isSel = selected.has(code);
+    const btn = el("button", {
+      type: "button",
+      class: `hand-card${myPlay && !ok ? " illegal" : ""}${isSel ? " selected" : ""}`,
+      "aria-disabled": ok ? "false" : "true",
+      "aria-pressed": choosing ? String(isSel) : undefined,
+      "aria-label": `${cardName(code)}${myPlay && !ok ? ", cannot be played now" : ""}`,
+      "data-card": code,
+      "data-index": i,
+      onclick: () => cardClicked(code, ok, choosing),
+      onkeydown: (e) => cardKey(e, i),
+    }, cardSVG(code));
+    return btn;
+  }));
+  if (focused) {
+    const again = box.querySelector(`[data-card="${focused}"]`);
+    if (again) again.focus();
+  }
+}
+
+function cardClicked(code, ok, choosing) {
+  if (!ok) return;
+  if (choosing) {
+    if (selected.has(code)) selected.delete(code);
+    else selected.add(code);
+    render();
+    return;
+  }
+  act({ play: code });
+}
+
+function cardKey(e, i) {
+  const cards = [...$("hand-cards").querySelectorAll("button.hand-card")];
+  let next = null;
+  if (e.key === "ArrowRight") next = cards[Math.min(cards.length - 1, i + 1)];
+  else if (e.key === "ArrowLeft") next = cards[Math.max(0, i - 1)];
+  else if (e.key === "Home") next = cards[0];
+  else if (e.key === "End") next = cards[cards.length - 1];
+  if (next) {
+    e.preventDefault();
+    next.focus();
+  }
+}
+
+function renderPad() {
+  const view = state && state.view;
+  const groups = sides();
+  const rows = groups.map((seats, k) => {
+    const total = state ? state.totals[k] : 0;
+    const bags = state ? state.bags[k] : 0;
+    let contract = "";
+    if (view && !view.bidless) {
+      const bids = seats.map((s) => view.bids[s]);
+      const numbers = bids.filter((b) => b !== null && !String(b).includes("nil")).map((b) => Number(String(b)
+        .replace("blind ", "")));
+      const took = seats.reduce((t, s) => t + view.tricks_taken[s], 0);
+      const nils = bids.filter((b) => b !== null && String(b).includes("nil"));
+      if (bids.some((b) => b !== null)) {
+        const sum = numbers.reduce((a, b) => a + b, 0);
+        contract = `bid ${sum}${nils.length ? ` + ${nils.join(", ")}` : ""} · took ${took}`;
+        if (numbers.length && took >= sum) contract += " · made";
+      }
+    }
+    const winner = state && state.over && state.winner === k;
+    return el("tr", { class: winner ? "winner" : "" },
+      el("th", { scope: "row" }, sideLabel(seats)),
+      el("td", { class: "num", "data-testid": `pad-total-${k}` }, String(total)),
+      el("td", {}, String(bags)),
+      el("td", { class: "hint" }, contract));
+  });
+  replaceChildren($("score-pad"), el("table", { class: "sheet pad" },
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Side"), el("th", { scope: "col" }, "Total"),
+      el("th", { scope: "col" }, "Bags"), el("th", { scope: "col" }, "This hand"))),
+    el("tbody", {}, rows)));
+}
+
+function renderChat() {
+  const list = $("chat-lines");
+  const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+  replaceChildren(list, chat.map((c) => el("li", {}, el("strong", {}, `${c.name}: `), el("span", {}, c.text))));
+  if (atBottom) list.scrollTop = list.scrollHeight;
+  $("chat-form").hidden = !you.player;
+}
+
+function renderOver() {
+  const over = state && state.over;
+  $("game-over").hidden = !over;
+  if (!over) return;
+  const groups = sides();
+  const w = state.winner;
+  $("over-text").textContent = `${w === null || w === undefined ? "Nobody" : sideLabel(groups[w])} won: `
+    + groups.map((s, k) => `${sideLabel(s)} ${state.totals[k]}`).join(", ") + ".";
+  $("download-record").href = `/api/tables/${encodeURIComponent(table.id)}/record`;
+  $("download-record").setAttribute("download", `spades-${table.id}.json`);
+}
+
+async function showSummary(index) {
+  const result = state.results[index];
+  const groups = sides();
+  const body = $("summary-body");
+  summaryFor = index;
+  $("summary-title").textContent = `Hand ${index + 1}${result.misdeal ? ": misdeal, dealt again" : ""}`;
+  const bids = bidsByHand.get(index + 1);
+  const rows = groups.map((seats, k) => el("li", { "data-side": k },
+    el("strong", {}, sideLabel(seats)), ` ${signed(result.points[k])} (total ${totalAfter(index, k)}, `
+      + `${result.bags[k]} bag${result.bags[k] === 1 ? "" : "s"})`, el("ul", { class: "lines" })));
+  replaceChildren(body, el("ul", { class: "summary-sides" }, rows));
+  $("summary").hidden = false;
+  lastSummary = index;
+  if (result.misdeal || !bids) return;
+  // Explain the points line by line with the engine's scoring (POST /api/score/hand).
+  try {
+    const bagsBefore = index > 0 ? state.results[index - 1].bags : groups.map(() => 0);
+    const spec = table.rules;
+    const answer = await api("/api/score/hand", {
+      rules: spec, bids: bids.some((b) => b === null) ? null : bids, tricks: result.tricks, bags_before: bagsBefore,
+    });
+    if (!answer.ok || summaryFor !== index) return;
+    answer.sides.forEach((side, k) => {
+      if (side.points !== result.points[k]) return; // the server's own points stand
+      const ul = body.querySelector(`[data-side="${k}"] .lines`);
+      replaceChildren(ul, side.lines.map(([text, pts]) => el("li", {},
+        `${text.replace(/seat (\d+)/g, (m, s) => seatName(Number(s)))}: ${signed(pts)}`)));
+    });
+  } catch {
+    // The points above are already shown; the lines are a bonus.
+  }
+}
+
+function totalAfter(index, side) {
+  let t = 0;
+  for (let i = 0; i <= index; i++) t += state.results[i].points[side];
+  return t;
+}
+
+function showActionError(text) {
+  const node = $("action-error");
+  node.textContent = text;
+  node.className = "notice bad";
+}
+
+function clearActionError() {
+  const node = $("action-error");
+  node.textContent = "";
+  node.className = "notice bad";
+}
+
+async function rematch() {
+  const humans = table.seats.filter((s) => s.kind === "human").length;
+  try {
+    const body = { rules: table.rules, bot_level: table.bot_level || undefined };
+    const made = humans <= 1
+      ? await api("/api/play", body)
+      : await api("/api/tables", { ...body, public: table.public, turn_seconds: table.turn_seconds });
+    const url = `/table.html?id=${encodeURIComponent(made.id)}${made.invite ? `&invite=${encodeURIComponent(made.invite)}` : ""}`;
+    if (humans > 1) send({ type: "chat", id: clientId(), text: `Rematch: ${location.origin}${url}` });
+    location.href = url;
+  } catch (e) {
+    showActionError(`No rematch: ${e.message}`);
+  }
+}
+
+// ------------------------------------------------------------------ start
+
+function init() {
+  if (!tableId) {
+    setConn("bad", "No table given: open a table from the home page.");
+    stopped = true;
+    return;
+  }
+  $("show-last-trick").addEventListener("click", () => {
+    const box = $("last-trick");
+    const view = state && state.view;
+    if (!view || !view.tricks.length) return;
+    box.hidden = !box.hidden;
+    if (!box.hidden) drawLastTrick(view.tricks[view.tricks.length - 1]);
+  });
+  $("close-summary").addEventListener("click", () => {
+    $("summary").hidden = true;
+    render();
+  });
+  $("rematch").addEventListener("click", rematch);
+  $("chat-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("chat-input").value.trim();
+    if (!text) return;
+    if (send({ type: "chat", id: clientId(), text })) $("chat-input").value = "";
+  });
+  $("fill-seats").addEventListener("click", () => send({ type: "fill", id: clientId(), level: $("fill-level").value }));
+  $("stand-up").addEventListener("click", () => send({ type: "stand", id: clientId() }));
+  $("copy-invite").addEventListener("click", () => {
+    $("invite-link").select();
+    navigator.clipboard.writeText($("invite-link").value).catch(() => {});
+  });
+  setInterval(() => {
+    if (state && turnInfo.left !== null && turnInfo.left !== undefined) renderSeats();
+  }, 1000);
+  setConn("warn", "Connecting…");
+  // A session first (the server makes a guest at once), then the table socket.
+  api("/api/me").then((me) => {
+    you.player = me.id;
+    you.name = me.name;
+  }).catch(() => {}).finally(connect);
+  api("/api/levels").then((data) => {
+    replaceChildren($("fill-level"), data.levels.map((lv) => el("option", { value: lv, selected: lv === data.default },
+      lv)));
+  }).catch(() => {});
+}
+
+// A small handle for tests and for people debugging from the console: drop the socket to see the
+// page reconnect and catch up from the last event it saw.
+window.spadesTable = {
+  drop() {
+    if (ws) ws.close();
+  },
+  get lastSeq() {
+    return lastSeq;
+  },
+};
+
+init();

@@ -1,0 +1,207 @@
+"""The table page against the real server (``create_app`` with the pages mounted) in a real browser: a
+whole game against the computer, chat shown as text, reconnecting, and four players at one table."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP, LiveServer, screenshot
+
+SHORT_GAME = {"preset": "standard", "target": 50, "lose_at": -10}  # random bots: over in a hand or two
+
+
+def start_game(page: Any, server: LiveServer, rules: Any = SHORT_GAME, level: str = "random") -> str:
+    """Make a game against the computer from the page (so the session cookie is the page's) and open it."""
+    page.goto(f"{server.url}/")
+    page.wait_for_selector("html[data-ready=home]", state="attached")
+    made = page.evaluate("""([rules, level]) => fetch('/api/play', {method: 'POST',
+        headers: {'Content-Type': 'application/json'}, body: JSON.stringify({rules, bot_level: level})})
+        .then(r => r.json())""", [rules, level])
+    page.goto(f"{server.url}/table.html?id={made['id']}&invite={made['invite']}")
+    page.wait_for_selector("html[data-ready=table]", state="attached")
+    return str(made["id"])
+
+
+def try_click(locator: Any) -> bool:
+    """Click if the element is still there (the page redraws as events arrive)."""
+    try:
+        locator.click(timeout=1500)
+        return True
+    except Exception:
+        return False
+
+
+def take_turn(page: Any, bid: str = "3") -> str | None:
+    """Make one move when it is ours: a bid, looking at the cards, an exchange or a card."""
+    buttons = page.locator("#action-buttons")
+    wanted = buttons.locator(f"[data-bid='{bid}']")
+    if wanted.count():
+        return "bid" if try_click(wanted) else None
+    plain = buttons.locator("[data-bid]:not(.blind)")
+    if plain.count():
+        return "bid" if try_click(plain.first) else None
+    look = buttons.get_by_text("Look at my cards")
+    if look.count():
+        return "look" if try_click(look) else None
+    confirm = page.locator("#confirm-cards")
+    if confirm.count():
+        need = int(confirm.text_content().split("/")[1])
+        cards = page.locator("#hand-cards button[aria-pressed=false]")
+        for _ in range(need):
+            try_click(page.locator("#hand-cards button[aria-pressed=false]").first)
+        del cards
+        return "pass" if try_click(page.locator("#confirm-cards")) else None
+    playable = page.locator("#hand-cards button.hand-card[aria-disabled=false]")
+    if playable.count():
+        return "play" if try_click(playable.first) else None
+    return None
+
+
+@pytest.mark.parametrize("viewport", ["phone", pytest.param("desktop", marks=pytest.mark.slow)], indirect=True)
+def test_whole_game_against_the_computer(page: Any, game_server: LiveServer,
+                                         viewport: tuple[str, dict[str, int]]) -> None:
+    name = viewport[0]
+    start_game(page, game_server)
+    page.wait_for_selector("#action-buttons [data-bid]")
+    assert page.locator("#hand-cards button").count() == 13
+    # The hand is sorted clubs, diamonds, spades, hearts, each from high to low.
+    cards = page.eval_on_selector_all("#hand-cards button", "els => els.map(e => e.dataset.card)")
+    suit_order = "CDSH"
+    keys = [(suit_order.index(c[1]), -"23456789TJQKA".index(c[0])) for c in cards]
+    assert keys == sorted(keys)
+    screenshot(page, f"table-bid-{name}")
+    moves = {"bid": 0, "play": 0}
+    shot_taken = False
+    summary_seen = False
+    deadline = time.monotonic() + 120
+    while not page.is_visible("#game-over"):
+        assert time.monotonic() < deadline, "the game did not end in time"
+        move = take_turn(page)
+        if move in moves:
+            moves[move] += 1
+        if move is None:
+            page.wait_for_timeout(40)
+        if moves["play"] == 4 and not shot_taken:
+            # Cards that may not be played now are darkened when it is our turn.
+            page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]", timeout=15_000)
+            page.wait_for_timeout(300)
+            screenshot(page, f"table-play-{name}")
+            shot_taken = True
+        if not summary_seen and page.is_visible("#summary"):
+            summary_seen = True
+            page.wait_for_selector("#summary-body .lines li", timeout=5000)
+            assert "contract" in page.text_content("#summary-body") or "nil" in page.text_content("#summary-body")
+    assert moves["bid"] >= 1 and moves["play"] >= 13
+    over = page.text_content("#over-text")
+    assert "won" in over
+    totals = [int(page.text_content(f"[data-testid=pad-total-{k}]")) for k in range(2)]
+    assert max(totals) >= 50 or min(totals) <= -10
+    page.wait_for_selector("#summary-body .lines li", timeout=5000)
+    screenshot(page, f"table-over-{name}")
+    old = page.url
+    page.click("#rematch")
+    page.wait_for_function(f"location.href !== {old!r}")
+    page.wait_for_selector("html[data-ready=table]", state="attached")
+    page.wait_for_selector("#hand-cards button")
+
+
+@pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
+def test_table_on_a_desktop(page: Any, game_server: LiveServer) -> None:
+    start_game(page, game_server, rules="standard")
+    page.wait_for_selector("#action-buttons [data-bid]")
+    screenshot(page, "table-bid-desktop")
+    plays = 0
+    deadline = time.monotonic() + 30
+    while plays < 4:
+        assert time.monotonic() < deadline
+        move = take_turn(page)
+        plays += move == "play"
+        if move is None:
+            page.wait_for_timeout(40)
+    page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]", timeout=15_000)
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(300)
+    # Whatever may not be played now is darkened and says so to screen readers.
+    illegal = page.locator("#hand-cards button.illegal")
+    for k in range(illegal.count()):
+        assert illegal.nth(k).get_attribute("aria-disabled") == "true"
+        assert "cannot be played now" in illegal.nth(k).get_attribute("aria-label")
+    page.click("#show-last-trick")
+    assert page.locator("#last-trick svg").count() == 4
+    screenshot(page, "table-play-desktop")
+    # Keyboard: arrows move between cards, Enter plays the focused one.
+    page.locator("#hand-cards button.hand-card[aria-disabled=false]").first.focus()
+    before = page.locator("#hand-cards button.hand-card").count()
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"document.querySelectorAll('#hand-cards button.hand-card').length < {before}")
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_chat_is_text_and_the_page_reconnects(page: Any, game_server: LiveServer) -> None:
+    start_game(page, game_server, rules="standard")
+    page.wait_for_selector("#action-buttons [data-bid]")
+    evil = "<script>window.hacked = 1</script><img src=x onerror='window.hacked=2'><b>bold</b>"
+    page.fill("#chat-input", evil)
+    page.click("#chat-form button")
+    page.wait_for_selector("#chat-lines li")
+    assert page.text_content("#chat-lines li span") == evil
+    assert page.locator("#chat-lines b, #chat-lines img, #chat-lines script").count() == 0
+    assert page.evaluate("window.hacked") is None
+
+    before = page.evaluate("window.spadesTable.lastSeq")
+    page.evaluate("window.spadesTable.drop()")
+    page.wait_for_function("document.getElementById('conn-status').textContent.includes('Reconnecting')")
+    page.wait_for_function("document.getElementById('conn-status').textContent === ''", timeout=15_000)
+    take_turn(page)  # the bid goes through on the new socket
+    page.wait_for_function(f"window.spadesTable.lastSeq > {before}")
+    page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]", timeout=15_000)
+    # A reload (a closed tab opened again) gets a snapshot: the same cards, the chat line still there.
+    cards = page.eval_on_selector_all("#hand-cards button", "els => els.map(e => e.dataset.card)")
+    page.reload()
+    page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]")
+    assert page.eval_on_selector_all("#hand-cards button", "els => els.map(e => e.dataset.card)") == cards
+    assert page.text_content("#chat-lines li span") == evil
+
+
+@pytest.mark.slow
+def test_four_players_at_one_table(browser: Any, game_server: LiveServer) -> None:
+    contexts = [browser.new_context(viewport=DESKTOP) for _ in range(4)]
+    try:
+        pages = [c.new_page() for c in contexts]
+        host = pages[0]
+        host.goto(f"{game_server.url}/")
+        host.wait_for_selector("#create-table:not([disabled])")
+        host.select_option("#create-turn", "60")
+        host.click("#create-table")
+        host.wait_for_selector("html[data-ready=table]", state="attached")
+        host.wait_for_selector("#seating:not([hidden])")
+        link = host.input_value("#invite-link")
+        for k, pg in enumerate(pages[1:], start=1):
+            pg.goto(f"{game_server.url}/")
+            pg.wait_for_selector("#lobby li")  # the public table is listed
+            pg.fill("#join-link", link)
+            pg.click("#join-form button")
+            pg.wait_for_selector("html[data-ready=table]", state="attached")
+            pg.click(f"#seat-buttons >> text=Sit in seat {k + 1}")
+            pg.wait_for_selector(f".seat-box.me[data-seat='{k}']")
+        for pg in pages:
+            pg.wait_for_selector("#hand-cards button", timeout=15_000)
+        hands = [pg.eval_on_selector_all("#hand-cards button", "els => els.map(e => e.dataset.card)") for pg in pages]
+        assert all(len(h) == 13 for h in hands)
+        assert len({c for h in hands for c in h}) == 52  # four different hands, nobody sees another's
+        # Everyone bids in turn; every page shows every bid.
+        deadline = time.monotonic() + 30
+        while any(pg.text_content("[data-testid=seat-0-bid]").startswith("bid –") for pg in pages[:1]) or \
+                any("bid –" in pages[0].text_content(f"[data-testid=seat-{s}-bid]") for s in range(4)):
+            assert time.monotonic() < deadline
+            for pg in pages:
+                take_turn(pg, bid="3")
+        for pg in pages:
+            pg.wait_for_function("[0,1,2,3].every(s => document.querySelector(`[data-testid=seat-${s}-bid]`)"
+                                 ".textContent.startsWith('bid 3'))")
+    finally:
+        for c in contexts:
+            c.close()
