@@ -348,8 +348,8 @@ class Hand:
             r = self.rules
             if r.first_lead == "lowest_club":
                 low = self._lowest_club_in_play()
-                if low is not None and hand >> low & 1:
-                    return 1 << low
+                if low is not None and hand & (both := 1 << low | 1 << low + FACES_PER_PACK):
+                    return hand & both  # six-handed: the leader's copy, whichever pack it came from
             if r.first_lead_spade:
                 return hand
             return hand & ~lay.spade_mask or hand
@@ -697,7 +697,10 @@ class Hand:
             low = self._lowest_club_in_play()
             lead = (self.dealer + 1) % n
             if low is not None:
-                lead = next(s for s in range(n) if self.hands[s] >> low & 1)
+                # Six-handed: of two holders of the lowest club, the first from the dealer's left leads,
+                # whichever copy each holds (records name faces, not packs).
+                both = 1 << low | 1 << low + FACES_PER_PACK
+                lead = next(s for s in ((self.dealer + 1 + i) % n for i in range(n)) if self.hands[s] & both)
         else:
             lead = (self.dealer + 1) % n
         self.leader = self.to_act = lead
