@@ -96,7 +96,7 @@ def oracle_plays(hand: Hand) -> set[str]:
             if r.first_lead == "lowest_club":
                 live = [c for h in hand.hands for c in cards_of(h) if eff_suit(r, c) == "C"]
                 low = min(live, key=lambda c: (strength(r, c), c))
-                if low in held:
+                if any(c % FACES_PER_PACK == low % FACES_PER_PACK for c in held):  # either copy
                     return {card_text(low)}
             if r.first_lead_spade:
                 return {card_text(c) for c in held}

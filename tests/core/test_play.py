@@ -239,3 +239,25 @@ def test_six_handed_legal_plays_name_each_face_once() -> None:
     plays = hand.legal_actions()
     assert len(plays) == len({p.card % 54 for p in plays})
     assert sum(1 for p in plays if p.card % 54 == parse_face("AH")) == 1
+
+
+def test_six_handed_lowest_club_leader_is_the_first_holder_from_the_dealers_left() -> None:
+    """Fixed: the leader depended on which pack's copy a seat held, so records (which name faces) replayed
+    with another leader. Reading: of two holders, the first from the dealer's left leads."""
+    rules = load_rules({"preset": "six-handed", "first_lead": "lowest_club"})
+    for first, second in ((1, 4), (4, 1)):
+        deal = [""] * 6
+        deal[first] = "3C"
+        deal[second] = "3C"
+        hand = make_hand(rules, deal, dealer=2, fill=True)
+        bid_round(hand, [1] * 6)
+        assert hand.to_act == 4  # dealer 2: seats 3, 4, 5, 0, 1 in turn
+        assert legal_texts(hand) == {"3C"}
+
+
+def test_six_handed_lowest_club_games_replay() -> None:
+    from .support import check_roundtrip, play_game
+
+    rules = load_rules({"preset": "six-handed", "first_lead": "lowest_club", "target": 100, "lose_at": -100})
+    for seed in range(5):
+        check_roundtrip(play_game(rules, seed), rules)
