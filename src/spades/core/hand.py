@@ -651,6 +651,9 @@ class Hand:
 
     def _do_bid(self, seat: int, value: BidValue) -> None:
         self.bids[seat] = value
+        partner = self.layout.partner[seat]
+        if self.rules.team_bidding and not value.is_nil and partner is not None:
+            self.looked[partner] = True  # the side's total is given: the partner will not bid, and looks
         self.bid_pos += 1
         self._skip_silent_bidders()
 
