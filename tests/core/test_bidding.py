@@ -239,6 +239,22 @@ class TestTeamBidding:
         bid_round(hand, [5])
         assert legal_texts(hand) == numbers(4, 13)
 
+    def test_the_silenced_partner_sees_their_cards(self) -> None:
+        """Fixed: a blind-eligible partner silenced by a total never looked, and its view hid its hand."""
+        hand = make_hand(load_rules({"team_bidding": True}), DEAL_A, context=BLIND_ALL)
+        hand.apply(Look(0))
+        hand.apply(Bid(0, BidValue(5)))
+        assert view_hand(hand, 2).hand is not None and not view_hand(hand, 2).may_bid_blind
+        hand.apply(Bid(1, BLIND_NIL))
+        assert view_hand(hand, 3).hand is None and view_hand(hand, 3).may_bid_blind
+        hand.apply(Look(3))
+        hand.apply(Bid(3, BidValue(4)))
+        while hand.phase is Phase.EXCHANGE:
+            hand.apply(hand.legal_actions()[0])
+        assert all(view_hand(hand, s).hand is not None for s in range(4))
+        hand.undo()
+        assert hand.phase is Phase.EXCHANGE
+
     def test_game_scores_the_total_with_both_partners_tricks(self) -> None:
         """Fixed: the silent partner's tricks did not count toward the total."""
         rules = load_rules({"team_bidding": True})
