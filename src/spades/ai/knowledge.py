@@ -198,30 +198,53 @@ class Knowledge:
             allowed_suits[h] = (~vmask) & 0b1111
         cards = cards_of(free)
         eff = lay.effective_suit
+        if all(m == 0b1111 for m in allowed_suits.values()):
+            # No void known: a plain shuffle is exact.
+            rng.shuffle(cards)
+            i = 0
+            for h in holders:
+                take = remaining[h]
+                for c in cards[i:i + take]:
+                    out[h] |= 1 << c
+                i += take
+            return out
+        suit_holders = [[h for h in holders if allowed_suits[h] >> s & 1] for s in range(4)]
+        # Deal the most constrained suits first, each card to a holder drawn by remaining room.
+        order = sorted(range(4), key=lambda s: len(suit_holders[s]))
+        by_suit: list[list[int]] = [[] for _ in range(4)]
+        for c in cards:
+            by_suit[eff[c]].append(c)
         for _attempt in range(20):
             rem = dict(remaining)
-            got = {h: 0 for h in holders}
-            options: list[tuple[int, float, int]] = []
-            for c in cards:
-                hs = [h for h in holders if allowed_suits[h] >> eff[c] & 1]
-                options.append((len(hs), rng.random(), c))
-            options.sort()
+            got = dict.fromkeys(holders, 0)
             ok = True
-            for _, _, c in options:
-                hs = [h for h in holders if rem[h] > 0 and allowed_suits[h] >> eff[c] & 1]
-                if not hs:
-                    ok = False
-                    break
-                total = sum(rem[h] for h in hs)
-                pick = rng.random() * total
-                chosen = hs[-1]
-                for h in hs:
-                    pick -= rem[h]
-                    if pick < 0:
-                        chosen = h
+            for s in order:
+                pool = by_suit[s]
+                rng.shuffle(pool)
+                hs = suit_holders[s]
+                for c in pool:
+                    total = 0
+                    for h in hs:
+                        total += rem[h]
+                    if total <= 0:
+                        ok = False
                         break
-                got[chosen] |= 1 << c
-                rem[chosen] -= 1
+                    pick = rng.random() * total
+                    chosen = hs[-1]
+                    for h in hs:
+                        r = rem[h]
+                        if r <= 0:
+                            continue
+                        pick -= r
+                        if pick < 0:
+                            chosen = h
+                            break
+                    if rem[chosen] <= 0:
+                        chosen = next(h for h in hs if rem[h] > 0)
+                    got[chosen] |= 1 << c
+                    rem[chosen] -= 1
+                if not ok:
+                    break
             if ok:
                 for h in holders:
                     out[h] |= got[h]

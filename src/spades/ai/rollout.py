@@ -43,6 +43,9 @@ class Rollout:
         self.count_for_partner = rules.failed_nil_tricks == "count_for_partner"
         self.liability = rules.bag_penalty / rules.bag_limit if rules.bags in ("penalty", "count_only") else 0.0
         self.duck_bags = rules.bags != "none"
+        self.smart = True
+        """Roll-out players see the guessed deal: a card is judged by whether the opponents still to play
+        can beat it (off: simpler rules of thumb)."""
 
     # ------------------------------------------------------------------ play-outs
 
@@ -78,6 +81,8 @@ class Rollout:
         nil = [b is not None and b.tricks == 0 for b in bids]
         contract = [side_contract(bids, ss) for ss in sides]
         suit_mask = self.suit_mask
+        spade_mask = lay.spade_mask
+        smart = self.smart
         bidless = self.bidless or all(b is None for b in bids)
         cfp = self.count_for_partner
         duck_bags = self.duck_bags
@@ -169,10 +174,20 @@ class Rollout:
                     card = min(cs, key=key.__getitem__)
             elif p is not None and ws == p:
                 card = min(cs, key=key.__getitem__)
+                if (smart and not last and need > 0
+                        and _beaten_later(h, seat, wt, wp, led, power, suit_mask, spade_mask, side_of)):
+                    hold = [c for c in win if not _beaten_later(h, seat, eff[c] == SPADES, power[c], led, power,
+                                                                suit_mask, spade_mask, side_of)]
+                    if hold:
+                        card = min(hold, key=key.__getitem__)
             elif nil[ws] and tt[ws] == 0 and side_of[ws] != side:
                 card = max(lose, key=key.__getitem__) if lose else min(cs, key=key.__getitem__)
             elif need > 0 or not duck_bags:
-                if win:
+                if win and smart and not last:
+                    hold = [c for c in win if not _beaten_later(h, seat, eff[c] == SPADES, power[c], led, power,
+                                                                suit_mask, spade_mask, side_of)]
+                    card = min(hold, key=key.__getitem__) if hold else min(cs, key=key.__getitem__)
+                elif win:
                     follow = [c for c in win if eff[c] == led]
                     if last or not follow:
                         card = min(win, key=key.__getitem__)
@@ -232,3 +247,33 @@ def _is_boss(h: Hand, follow: list[int], power: Sequence[int], suit_mask: Sequen
             others |= m
     pc = power[c]
     return all(power[x] < pc for x in cards_of(others & suit_mask[eff[c]]))
+
+
+def _beaten_later(h: Hand, seat: int, trump: bool, pw: int, led: int, power: Sequence[int],
+                  suit_mask: Sequence[int], spade_mask: int, side_of: Sequence[int]) -> bool:
+    """Whether an opponent of ``seat`` still to play this trick can beat a winning card (trump?, power)."""
+    n = len(h.hands)
+    side = side_of[seat]
+    s = seat
+    for _ in range(n - len(h.current) - 1):
+        s = (s + 1) % n
+        if side_of[s] == side:
+            continue
+        held = h.hands[s]
+        follow = held & suit_mask[led]
+        if follow:
+            if trump and led != 3:
+                continue
+            for x in cards_of(follow):
+                if power[x] >= pw:
+                    return True
+            continue
+        trumps = held & spade_mask
+        if not trumps:
+            continue
+        if not trump:
+            return True
+        for x in cards_of(trumps):
+            if power[x] >= pw:
+                return True
+    return False
