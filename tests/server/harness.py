@@ -254,3 +254,23 @@ def seat_to_act(socks: list[Sock]) -> int:
     v = socks[0].view
     assert v is not None
     return int(v["to_act"])
+
+
+def wait_turn(socks: list[Sock], humans: dict[int, Sock], timeout: float = 20) -> int | None:
+    """Wait until every socket has caught up to the same event and a human seat is to act; that seat
+    (``None`` once the game is over)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for s in socks:
+            s.drain(0.005)
+        top = max(s.seq for s in socks)
+        if all(s.seq == top for s in socks) and socks[0].state is not None:
+            if socks[0].state["over"]:
+                return None
+            v = socks[0].view
+            seat = None if v is None else v["to_act"]
+            if seat in humans:
+                own = humans[seat].view
+                if own is not None and own["to_act"] == seat:
+                    return int(seat)
+    raise TimeoutError("no human turn came")

@@ -108,7 +108,7 @@ def test_two_tabs_on_one_seat_and_exactly_once(player: Callable[[], Player]) -> 
     assert dup == {"type": "ack", "id": "bid-once", "seq": ack["seq"], "duplicate": True}
     dup = socks[1].act({"bid": 5}, cid="bid-once")
     assert dup["duplicate"] is True
-    settle(socks + [tab2], 0.2)
+    settle([*socks, tab2], 0.2)
     assert socks[0].seq == ack["seq"] and tab2.seq == ack["seq"]
     assert socks[0].view is not None and socks[0].view["to_act"] == 2
     # One tab closing leaves the other working.
