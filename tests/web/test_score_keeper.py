@@ -114,11 +114,18 @@ def test_wrong_tricks_are_refused_and_offline_hands_are_kept(page: Any, live_ser
     page.select_option("#bid-1", "nil")
     enter_hand(page, *HAND_1)
 
+    # The service worker has saved the pages: the score keeper opens again without a connection.
+    assert page.evaluate("navigator.serviceWorker.ready.then(r => Boolean(r.active))")
     page.context.set_offline(True)
     enter_hand(page, *HAND_2)
     page.wait_for_function("document.getElementById('score-status').textContent.includes('Offline')")
     assert page.text_content("[data-testid=total-0]") == "…"
     assert page.locator("#sheet-body tr[data-hand]").count() == 2
+    page.reload()
+    page.wait_for_selector("html[data-ready=score]", state="attached")
+    page.wait_for_function("document.getElementById('score-status').textContent.includes('Offline')")
+    assert page.locator("#sheet-body tr[data-hand]").count() == 2
+    assert page.text_content("[data-testid=hand-0-total-0]") == "53"
     page.context.set_offline(False)
     page.evaluate("window.dispatchEvent(new Event('online'))")
     page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '107'")

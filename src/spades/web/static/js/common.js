@@ -113,3 +113,8 @@ export function valueText(value) {
 export function signed(n) {
   return n > 0 ? `+${n}` : String(n);
 }
+
+// Keep the pages on this device for offline use (see /sw.js). Failing to register changes nothing else.
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register("/sw.js").catch(() => {});
+}

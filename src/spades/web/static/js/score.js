@@ -251,6 +251,23 @@ function scoredNow(game) {
   return game.scored && game.scoredKey === handKey(game) ? game.scored : null;
 }
 
+/** How many leading hands of the game the last answer from the server still scores (the rest were
+ * entered or changed since, e.g. offline). */
+function scoredPrefix(game) {
+  if (!game.scored || !game.scoredKey) return 0;
+  let before;
+  try {
+    before = JSON.parse(game.scoredKey);
+  } catch {
+    return 0;
+  }
+  if (JSON.stringify(before.rules) !== JSON.stringify(rulesSpec(game))) return 0;
+  let k = 0;
+  while (k < game.hands.length && k < before.hands.length && k < game.scored.hands.length
+    && JSON.stringify(before.hands[k]) === JSON.stringify(game.hands[k])) k += 1;
+  return k;
+}
+
 /** Ask the server for the scores of the current game (unless they are already known). */
 async function rescore() {
   const game = current;
@@ -307,8 +324,9 @@ function renderGame() {
     el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Actions"))));
   const rows = [];
   const errorHand = scored && scored.error ? scored.error.hand : null;
+  const known = scoredPrefix(game);
   game.hands.forEach((hand, i) => {
-    const row = scored && scored.hands[i];
+    const row = i < known ? game.scored.hands[i] : null;
     const bad = errorHand === i;
     rows.push(el("tr", { class: `${bad ? "has-error" : ""}${editing === i ? " editing" : ""}`, "data-hand": i },
       el("th", { scope: "row" }, String(i + 1)),
