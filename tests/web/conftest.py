@@ -137,6 +137,22 @@ def page(browser: Any, viewport: tuple[str, dict[str, int]]) -> Iterator[Any]:
     assert not errors, f"script errors on the page: {errors}"
 
 
+def finished_record(seed: int = 7) -> dict[str, Any]:
+    """A whole game of random computer players as a ``spades-record/1`` (short: 100 points or -100)."""
+    from spades.ai.base import make_bot
+    from spades.core.game import Game, seeded_shuffler
+    from spades.core.record import record_of
+    from spades.core.view import view_hand
+    from spades.variants import load_rules
+
+    spec = {"preset": "standard", "target": 100, "lose_at": -100}
+    game = Game(load_rules(spec), first_dealer=0, shuffler=seeded_shuffler(seed))
+    bot = make_bot("random", seed)
+    while not game.over:
+        game.apply(bot.decide(view_hand(game.hand, game.hand.to_act), tuple(game.totals), None).action)
+    return record_of(game, spec, ["Ann", "Bob", "Cy", "Dee"])
+
+
 def screenshot(page: Any, name: str) -> Path:
     """Save a full-page screenshot under artifacts/screenshots/ and return its path."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

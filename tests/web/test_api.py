@@ -11,7 +11,7 @@ import pytest
 from spades.core.rules import OPTIONS
 from spades.variants import PRESETS
 
-from .conftest import web_app
+from .conftest import finished_record, web_app
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -111,7 +111,7 @@ def test_score_refuses_a_malformed_body(client: TestClient) -> None:
 
 
 def test_static_pages_are_served(client: TestClient) -> None:
-    for path in ("/", "/score.html", "/rules.html"):
+    for path in ("/", "/score.html", "/rules.html", "/cards.html", "/table.html", "/replay.html"):
         r = client.get(path)
         assert r.status_code == 200 and "<!doctype html>" in r.text.lower(), path
     js = client.get("/js/score.js")
@@ -128,3 +128,18 @@ def test_one_hand_explained(client: TestClient) -> None:
     assert ew["points"] == -160
     bad = client.post("/api/score/hand", json={"bids": [3, 3], "tricks": [5, 8]}).json()
     assert not bad["ok"] and "give 4" in bad["error"]
+
+
+def test_replay_lays_out_every_trick(client: TestClient) -> None:
+    record = finished_record()
+    data = client.post("/api/replay", json=record).json()
+    assert data["ok"] and data["over"] and data["players"] == ["Ann", "Bob", "Cy", "Dee"]
+    first = data["hands"][0]
+    assert first["deal"] == record["hands"][0]["deal"]
+    assert len(first["tricks"]) == 13 and all(len(t["cards"]) == 4 for t in first["tricks"])
+    assert sorted(len(cards) for cards in first["in_play"]) == [13, 13, 13, 13]
+    assert [t["winner"] for t in first["tricks"]].count(0) == first["tricks_taken"][0]
+    assert sum(h["sides"][0]["points"] for h in data["hands"]) == data["totals"][0]
+    record["hands"][0]["actions"][0]["bid"] = 99
+    bad = client.post("/api/replay", json=record).json()
+    assert not bad["ok"] and bad["error"].startswith("hand 0, action 0:") and "99" in bad["error"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from spades.core.rules import OPTIONS
 from spades.variants import PRESETS
 
-from .conftest import LiveServer, screenshot
+from .conftest import LiveServer, finished_record, screenshot
 
 
 def test_rules_page_links_every_house_rule(page: Any, live_server: LiveServer,
@@ -69,3 +71,27 @@ def test_keyboard_reaches_the_score_keeper(page: Any, live_server: LiveServer) -
     page.keyboard.press("Enter")
     page.wait_for_selector("html[data-ready=score]", state="attached")
     assert page.url.endswith("/score.html")
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_replay_steps_through_a_record(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(finished_record()))
+    page.goto(f"{live_server.url}/replay.html")
+    page.wait_for_selector("html[data-ready=replay]", state="attached")
+    page.set_input_files("#record-file", str(path))
+    page.wait_for_selector("#replay:not([hidden])")
+    assert page.text_content("#replay-title") == "Ann & Cy vs Bob & Dee"
+    counts = page.eval_on_selector_all(".replay-seat", "els => els.map(e => e.querySelectorAll('svg').length)")
+    assert counts == [13, 13, 13, 13]
+    page.click("#step-next")
+    assert page.text_content("#step-label") == "Trick 1 of 13"
+    assert page.locator("#replay-trick svg").count() == 4
+    counts = page.eval_on_selector_all(".replay-seat", "els => els.map(e => e.querySelectorAll('svg').length)")
+    assert counts == [12, 12, 12, 12]
+    page.keyboard.press("ArrowRight")
+    assert page.text_content("#step-label") == "Trick 2 of 13"
+    page.click("#step-last")
+    assert page.locator(".replay-seat svg").count() == 0
+    assert "contract" in page.text_content("#replay-score") or "nil" in page.text_content("#replay-score")
+    screenshot(page, "replay-phone")

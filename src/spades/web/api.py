@@ -16,12 +16,13 @@ from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from spades.core.cards import card_text
 from spades.core.errors import SpadesError
 from spades.core.record import parse_bid
 from spades.core.rules import OPTIONS, Rules
 from spades.core.scoring import blind_eligible_sides, score_hand
 from spades.scorekeeper import ScoreSheet, ScoreSheetError
-from spades.variants import PRESETS, load_rules
+from spades.variants import PRESETS, load_rules, read_record
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 """The pages, styles, scripts and icons served at ``/``."""
@@ -80,6 +81,7 @@ def layout_of(rules: Rules) -> dict[str, Any]:
         "target": rules.target,
         "two_decks": lay.n == 6,
         "deck_size": len(lay.deck),
+        "top_trumps": list(rules.top_trumps),
     }
 
 
@@ -195,6 +197,66 @@ def score_one_hand(body: HandScoreRequest) -> dict[str, Any]:
     return {"ok": True, "sides": [{"points": s.points, "bags": s.bags, "bags_total": s.bags_total,
                                    "tricks": s.tricks, "contract": s.contract, "made": s.made,
                                    "lines": [[ln.text, ln.points] for ln in s.lines]} for s in sides]}
+
+
+@router.post("/replay")
+def replay(record: dict[str, Any]) -> dict[str, Any]:
+    """A ``spades-record/1`` replayed by the engine (everything checked), laid out for the replay page:
+    per hand the dealer, the deal, the bids, the exchanges, each seat's cards when play began, every
+    trick with its winner, and each side's score explained. A record that does not replay answers
+    ``{"ok": false, "error": ...}`` with the engine's reason."""
+    hands_in = record.get("hands")
+    if isinstance(hands_in, list) and len(hands_in) > MAX_HANDS:
+        return {"ok": False, "error": f"a record may hold at most {MAX_HANDS} hands here"}
+    try:
+        game = read_record(record)
+    except SpadesError as e:
+        return {"ok": False, "error": str(e)}
+    except (TypeError, ValueError, KeyError) as e:
+        return {"ok": False, "error": f"this record cannot be read: {e}"}
+    n = game.rules.layout.n
+    out_hands: list[dict[str, Any]] = []
+    running = [0] * game.rules.layout.sides_count
+    for i, hand in enumerate(game.hands):
+        result = game.results[i] if i < len(game.results) else None
+        played: list[list[str]] = [[] for _ in range(n)]
+        for trick in hand.tricks:
+            for seat, card in trick.cards:
+                played[seat].append(card_text(card))
+        for seat, card in hand.current:
+            played[seat].append(card_text(card))
+        sides: list[dict[str, Any]] = []
+        if result is not None:
+            for k, side in enumerate(result.sides):
+                running[k] += side.points
+                sides.append({"points": side.points, "total": running[k], "bags": side.bags_total,
+                              "contract": side.contract, "made": side.made,
+                              "lines": [[ln.text, ln.points] for ln in side.lines]})
+        source = hands_in[i] if isinstance(hands_in, list) and i < len(hands_in) else {}
+        out_hands.append({
+            "dealer": hand.dealer,
+            "deal": source.get("deal") if isinstance(source, dict) else None,
+            "bids": [None if b is None else b.text() for b in hand.bids],
+            "passes": [{"from": a, "to": b, "cards": [card_text(c) for c in cs]} for a, b, cs in hand.passes],
+            "in_play": played,
+            "tricks": [{"leader": t.leader, "winner": t.winner, "cards": [[s, card_text(c)] for s, c in t.cards]}
+                       for t in hand.tricks],
+            "tricks_taken": list(hand.tricks_taken),
+            "misdeal": bool(result is not None and result.misdeal),
+            "finished": result is not None,
+            "sides": sides,
+        })
+    players = record.get("players")
+    return {
+        "ok": True,
+        "rules": record.get("rules", "standard"),
+        "players": players if isinstance(players, list) else [f"Seat {s + 1}" for s in range(n)],
+        "layout": layout_of(game.rules),
+        "hands": out_hands,
+        "totals": list(game.totals),
+        "over": game.over,
+        "winner": game.winner,
+    }
 
 
 def mount(app: FastAPI) -> None:

@@ -554,6 +554,7 @@ function renderOver() {
   $("over-text").textContent = `${w === null || w === undefined ? "Nobody" : sideLabel(groups[w])} won: `
     + groups.map((s, k) => `${sideLabel(s)} ${state.totals[k]}`).join(", ") + ".";
   $("download-record").href = `/api/tables/${encodeURIComponent(table.id)}/record`;
+  $("watch-replay").href = `/replay.html?table=${encodeURIComponent(table.id)}`;
   $("download-record").setAttribute("download", `spades-${table.id}.json`);
 }
 
