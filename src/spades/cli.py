@@ -48,6 +48,10 @@ def read_json_file(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as e:
         fail(f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}")
+    except RecursionError:
+        fail(f"{path} is not usable JSON: it is nested too deeply")
+    except ValueError as e:  # e.g. a number with more digits than Python converts
+        fail(f"{path} is not usable JSON: {e}")
 
 
 def rules_from_cli(preset: str | None, sets: list[str] | None, base: Any = None) -> tuple[Rules, Any]:
@@ -70,6 +74,8 @@ def rules_from_cli(preset: str | None, sets: list[str] | None, base: Any = None)
         fail(f"--rules is not valid JSON: {e.msg}")
     except SpadesError as e:
         fail(str(e))
+    except (RecursionError, ValueError) as e:  # JSON nested too deeply, numbers too long
+        fail(f"--rules is not usable JSON: {e}")
     name = spec.get("preset", "standard")
     extra = {k: v for k, v in spec.items() if k != "preset"}
     return rules, rules_spec(name, extra)
