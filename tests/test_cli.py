@@ -277,3 +277,17 @@ def test_main_turns_engine_errors_into_one_line(capsys: pytest.CaptureFixture[st
         cli.main()
     assert e.value.code == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["score", "replay"])
+@pytest.mark.parametrize(("text", "message"), [("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+                                               ('{"hands": [' + "1" * 5000 + "]}", "digits")],
+                         ids=["deep", "long number"])
+def test_unusable_json_is_one_line_exit_2(tmp_path: Path, command: str, text: str, message: str) -> None:
+    """Fixed: a JSON document nested too deeply or with a too-long number gave a traceback."""
+    assert message in one_line_error(run(command, write(tmp_path, text)))
+
+
+def test_deep_rules_json_is_one_line_exit_2(tmp_path: Path) -> None:
+    rules = '{"preset": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    assert "--rules is not usable JSON" in one_line_error(run("score", write(tmp_path, OK_HAND), "--rules", rules))
