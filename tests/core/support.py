@@ -7,7 +7,6 @@ breaks a rule shows up as a disagreement.
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from typing import Any
@@ -127,8 +126,15 @@ def snapshot(hand: Hand) -> dict[str, Any]:
         if name in ("_undo", "layout", "rules", "context"):
             continue
         if hasattr(hand, name):
-            out[name] = copy.deepcopy(getattr(hand, name))
+            out[name] = _copy(getattr(hand, name))
     return out
+
+
+def _copy(value: Any) -> Any:
+    # Lists two levels deep (hands, draw_seen); everything inside is immutable (ints, tuples, frozen values).
+    if isinstance(value, list):
+        return [list(x) if isinstance(x, list) else x for x in value]
+    return value
 
 
 def all_cards_accounted(hand: Hand) -> None:
