@@ -61,9 +61,7 @@ def test_levels_are_named_weakest_first() -> None:
 
 
 def test_same_seed_same_choices() -> None:
-    a = play_games("standard", ["expert", "normal"], seed=3, max_hands=1, budget=0.005)
-    b = play_games("standard", ["expert", "normal"], seed=3, max_hands=1, budget=0.005)
-    assert [h.actions for h in a.hands] == [h.actions for h in b.hands] or True  # timing may cut searches short
+    """Knowledge-based levels are deterministic for a seed (the expert's anytime search depends on the clock)."""
     c = play_games("standard", ["normal"], seed=3, max_hands=2)
     d = play_games("standard", ["normal"], seed=3, max_hands=2)
     assert [h.actions for h in c.hands] == [h.actions for h in d.hands]
