@@ -139,20 +139,21 @@ def run_arena(rules: Rules, a_level: str, b_level: str, deals: int, seed: int = 
     """Play duplicate games until ``deals`` hands have been played twice; the arena's JSON figures."""
     stats = {"A": LevelStats(), "B": LevelStats()}
     pairs: list[float] = []
-    played = 0
     g = 0
-    while played < deals:
+    idle = 0
+    while len(pairs) < deals and idle < 5:
         game_seed = seed * 1_000_003 + g
         g += 1
-        left = deals - played
+        left = deals - len(pairs)
         first = play_game(rules, a_level, b_level, True, game_seed, stats, budget, min(MAX_HANDS_PER_GAME, left),
                           timer)
         second = play_game(rules, a_level, b_level, False, game_seed, stats, budget, len(first.diffs) or 1, timer)
+        before = len(pairs)
         for x, y in zip(first.diffs, second.diffs, strict=False):
             pairs.append((x + y) / 2)
-        played += len(first.diffs) or 1
+        idle = idle + 1 if len(pairs) == before else 0
         if progress is not None:
-            progress(min(played, deals), deals)
+            progress(min(len(pairs), deals), deals)
     mean = statistics.fmean(pairs) if pairs else 0.0
     half = 1.96 * statistics.stdev(pairs) / math.sqrt(len(pairs)) if len(pairs) > 1 else float("inf")
     return {
