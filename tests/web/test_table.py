@@ -72,6 +72,7 @@ def test_whole_game_against_the_computer(page: Any, game_server: LiveServer,
     suit_order = "CDSH"
     keys = [(suit_order.index(c[1]), -"23456789TJQKA".index(c[0])) for c in cards]
     assert keys == sorted(keys)
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
     screenshot(page, f"table-bid-{name}")
     moves = {"bid": 0, "play": 0}
     shot_taken = False
@@ -88,6 +89,7 @@ def test_whole_game_against_the_computer(page: Any, game_server: LiveServer,
             # Cards that may not be played now are darkened when it is our turn.
             page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]", timeout=15_000)
             page.wait_for_timeout(300)
+            assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
             screenshot(page, f"table-play-{name}")
             shot_taken = True
         if not summary_seen and page.is_visible("#summary"):

@@ -274,6 +274,23 @@ function updateMySeat() {
   you.seat = mine ? mine.seat : null;
 }
 
+/** Redraw a part of the page without losing the keyboard focus: the element with the same data-key
+ * gets it back, or the section itself when that element is gone. */
+function keepFocus(container, draw) {
+  const active = document.activeElement;
+  const inside = active && active !== document.body && container.contains(active);
+  const key = inside && active.dataset ? active.dataset.key : null;
+  const index = inside && active.dataset ? Number(active.dataset.index) : NaN;
+  draw();
+  if (!inside || container.contains(document.activeElement)) return;
+  // Never scroll: the page must not move under a finger or a pointer.
+  const again = key ? container.querySelector(`[data-key="${CSS.escape(key)}"]`) : null;
+  const buttons = [...container.querySelectorAll("button:not([disabled])")];
+  const near = Number.isNaN(index) ? null : buttons[Math.min(index, buttons.length - 1)];
+  const target = again || near || buttons[0] || (container.hasAttribute("tabindex") ? container : null);
+  if (target) target.focus({ preventScroll: true });
+}
+
 function render() {
   if (!table) return;
   updateMySeat();
@@ -284,9 +301,9 @@ function render() {
   document.title = `Table · Spades`;
   renderSeats();
   renderTrick();
-  renderSeating();
-  renderActions();
-  renderHand();
+  keepFocus($("seating"), renderSeating);
+  keepFocus($("actions"), renderActions);
+  keepFocus($("my-hand"), renderHand);
   renderPad();
   renderChat();
   renderOver();
@@ -364,7 +381,8 @@ function renderSeating() {
   if (!seating) return;
   const mine = you.seat !== null && you.seat !== undefined;
   replaceChildren($("seat-buttons"), table.seats.map((s, i) => (s.kind === "empty" && !mine && you.player
-    ? el("button", { type: "button", onclick: () => send({ type: "sit", seat: i, id: clientId() }) },
+    ? el("button", { type: "button", "data-key": `sit:${i}`,
+      onclick: () => send({ type: "sit", seat: i, id: clientId() }) },
       `Sit in seat ${i + 1}`)
     : el("span", { class: "seat-chip" }, `${i + 1}: ${seatName(i)}`))));
   $("stand-up").hidden = !mine;
@@ -408,7 +426,7 @@ function renderActions() {
       text = blindOnly ? "You may bid blind before looking at your cards." : "Your bid: how many tricks will you take?";
       for (const a of bids) {
         buttons.push(el("button", { type: "button", class: String(a.bid).startsWith("blind") ? "blind" : "",
-          onclick: () => act({ bid: a.bid }), "data-bid": String(a.bid) }, actionLabel(a)));
+          onclick: () => act({ bid: a.bid }), "data-bid": String(a.bid), "data-key": `bid:${a.bid}` }, actionLabel(a)));
       }
     }
     if (passes.length || discards.length) {
@@ -417,7 +435,7 @@ function renderActions() {
       text = kind === "pass"
         ? `Choose ${need} card${need === 1 ? "" : "s"} to pass to your partner, then press Pass.`
         : `Choose ${need} card${need === 1 ? "" : "s"} to discard face down.`;
-      buttons.push(el("button", { type: "button", class: "primary", id: "confirm-cards",
+      buttons.push(el("button", { type: "button", class: "primary", id: "confirm-cards", "data-key": "confirm",
         disabled: selected.size !== need, onclick: () => {
           act({ [kind]: [...selected] });
           selected = new Set();
@@ -425,7 +443,8 @@ function renderActions() {
     }
     for (const a of others) {
       if ("draw" in a && view.top_card) text = "The top card of the stock:";
-      buttons.push(el("button", { type: "button", onclick: () => act(a) }, actionLabel(a)));
+      buttons.push(el("button", { type: "button", onclick: () => act(a), "data-key": JSON.stringify(a) },
+        actionLabel(a)));
     }
     if (acts.some((a) => "play" in a)) {
       text = view.current.length ? "Your turn: follow suit if you can." : "Your lead.";
@@ -456,8 +475,6 @@ function renderHand() {
   const playable = new Set(acts.filter((a) => "play" in a).map((a) => a.play));
   const choosing = acts.some((a) => "pass" in a || "discard" in a);
   const myPlay = playable.size > 0;
-  const focused = document.activeElement && document.activeElement.dataset
-    ? document.activeElement.dataset.card : null;
   const cards = sortHand(view.hand, topTrumps);
   replaceChildren(box, cards.map((code, i) => {
     const ok = myPlay ? playable.has(code) : choosing;
@@ -469,16 +486,13 @@ function renderHand() {
       "aria-pressed": choosing ? String(isSel) : undefined,
       "aria-label": `${cardName(code)}${myPlay && !ok ? ", cannot be played now" : ""}`,
       "data-card": code,
+      "data-key": `card:${code}`,
       "data-index": i,
       onclick: () => cardClicked(code, ok, choosing),
       onkeydown: (e) => cardKey(e, i),
     }, cardSVG(code));
     return btn;
   }));
-  if (focused) {
-    const again = box.querySelector(`[data-card="${focused}"]`);
-    if (again) again.focus();
-  }
 }
 
 function cardClicked(code, ok, choosing) {
@@ -520,7 +534,8 @@ function renderPad() {
       const nils = bids.filter((b) => b !== null && String(b).includes("nil"));
       if (bids.some((b) => b !== null)) {
         const sum = numbers.reduce((a, b) => a + b, 0);
-        contract = `bid ${sum}${nils.length ? ` + ${nils.join(", ")}` : ""} · took ${took}`;
+        const parts = [...(numbers.length ? [String(sum)] : []), ...nils];
+        contract = `bid ${parts.join(" + ")} · took ${took}`;
         if (numbers.length && took >= sum) contract += " · made";
       }
     }
