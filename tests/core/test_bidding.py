@@ -441,3 +441,16 @@ def test_checked_bid_error_leaves_state_untouched() -> None:
         with pytest.raises(IllegalActionError):
             hand.apply(bad)
         assert snapshot(hand) == before
+
+
+def test_legal_actions_come_in_the_documented_order() -> None:
+    """Bidding: misdeal, blind nil, blind bids upward, look; then nil, bids upward."""
+    rules = load_rules({"misdeal": True, "blind_bids": True})
+    hand = make_hand(rules, DEAL_A, context=BLIND_ALL)
+    first = hand.legal_actions()
+    assert first[0] == Bid(0, BLIND_NIL) and isinstance(first[-1], Look)
+    assert [a.value.tricks for a in first[1:-1]] == list(range(6, 14))
+    hand.apply(Look(0))
+    after = hand.legal_actions()
+    assert after[0] == Misdeal(0) and after[1] == Bid(0, BidValue(0))
+    assert [a.value.tricks for a in after[2:]] == list(range(1, 14))
