@@ -313,6 +313,7 @@ function render() {
 
 function renderSeats() {
   const view = state && state.view;
+  $("felt").dataset.n = String(n());
   replaceChildren($("seats"), table.seats.map((s, i) => {
     const p = place(i);
     const bid = view && view.bids[i];
