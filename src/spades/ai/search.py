@@ -291,7 +291,7 @@ def ismcts_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence
             node = node.children[best_c]
             path.append(node)
         if h.phase is Phase.PLAY:
-            ro.play_out(h, rng=rng)
+            h.play_out_random(rng.random)  # the engine's fast random play-out
         util = ro.utility(h)
         for nd in path:
             nd.visits += 1
