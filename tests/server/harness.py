@@ -261,8 +261,16 @@ def wait_turn(socks: list[Sock], humans: dict[int, Sock], timeout: float = 20) -
     (``None`` once the game is over)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
+        got = False
         for s in socks:
-            s.drain(0.005)
+            while True:
+                try:
+                    s.recv(timeout=0)
+                    got = True
+                except TimeoutError:
+                    break
+        if not got:
+            time.sleep(0.002)
         top = max(s.seq for s in socks)
         if all(s.seq == top for s in socks) and socks[0].state is not None:
             if socks[0].state["over"]:

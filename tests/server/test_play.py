@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .harness import LiveServer, Player, Sock
+from .harness import LiveServer, Player, Sock, settle, wait_turn
 
 
 def choose(view: dict[str, Any]) -> dict[str, Any]:
@@ -38,8 +38,8 @@ def test_guest_gets_cookie_at_once(server: LiveServer) -> None:
 
 def test_play_alone_against_the_computer(player: Callable[[], Player]) -> None:
     p = player()
-    r = p.http.post("/api/play", json={"level": "random", "rules": {"preset": "standard", "target": 100},
-                                       "bot_level": "random"})
+    rules = {"preset": "standard", "target": 100, "lose_at": -100}
+    r = p.http.post("/api/play", json={"rules": rules, "bot_level": "random"})
     assert r.status_code == 200, r.text
     tid = r.json()["id"]
     s = p.sock(tid)
@@ -61,7 +61,8 @@ def test_play_alone_against_the_computer(player: Callable[[], Player]) -> None:
 
 def test_four_clients_play_a_whole_game(player: Callable[[], Player]) -> None:
     ps = [player() for _ in range(4)]
-    r = ps[0].http.post("/api/tables", json={"rules": {"preset": "standard", "target": 100}, "public": True})
+    rules = {"preset": "standard", "target": 100, "lose_at": -100}
+    r = ps[0].http.post("/api/tables", json={"rules": rules, "public": True})
     assert r.status_code == 200, r.text
     tid = r.json()["id"]
     socks: list[Sock] = [ps[0].sock(tid)]
@@ -70,16 +71,12 @@ def test_four_clients_play_a_whole_game(player: Callable[[], Player]) -> None:
         s.send({"type": "sit", "seat": i, "id": f"sit{i}"})
         s.until(lambda m: m["type"] in ("ack", "error") and m.get("id", "").startswith("sit"))
         socks.append(s)
-    over = False
-    while not over:
-        for s in socks:
-            s.drain(0.05)
-        for seat, s in enumerate(socks):
-            v = s.view
-            if v and v["to_act"] == seat and v["legal"]:
-                res = s.act(choose(v))
-                assert res["type"] == "ack", res
-        over = all(s.state is not None and s.state["over"] for s in socks)
+    humans = dict(enumerate(socks))
+    while (seat := wait_turn(socks, humans)) is not None:
+        res = socks[seat].act(choose(socks[seat].view))  # type: ignore[arg-type]
+        assert res["type"] == "ack", res
+    settle(socks, 0.1)
+    assert all(s.state is not None and s.state["over"] for s in socks)
     winners = {s.state["winner"] for s in socks if s.state}
     assert len(winners) == 1
     for s in socks:

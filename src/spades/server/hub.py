@@ -166,9 +166,12 @@ class Hub:
             if fresh is not None:
                 self.schedule(fresh)
             raise
-        self._broadcast(t, rows)
         if t.over:
-            await self._finish(t)
+            try:
+                await self._finish(t)  # the record is kept before anybody hears the game is over
+            except Exception:  # the over event is stored: the next start finishes the game
+                log.exception("could not keep the finished game of table %s", t.id)
+        self._broadcast(t, rows)
         self.schedule(t)
 
     # ------------------------------------------------------------------ sending
