@@ -161,6 +161,7 @@ def test_several_games_export_and_import(page: Any, live_server: LiveServer, tmp
     assert page.locator("#game-list li").count() == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewport", ["phone"], indirect=True)
 def test_house_rules_change_the_score(page: Any, live_server: LiveServer) -> None:
     page.goto(f"{live_server.url}/score.html#new")

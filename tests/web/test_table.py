@@ -103,6 +103,17 @@ def test_whole_game_against_the_computer(page: Any, game_server: LiveServer,
     assert max(totals) >= 50 or min(totals) <= -10
     page.wait_for_selector("#summary-body .lines li", timeout=5000)
     screenshot(page, f"table-over-{name}")
+    # The finished game is in the player's history, and its replay opens from the server's record.
+    table_url = page.url
+    page.goto(f"{game_server.url}/")
+    page.wait_for_selector("#history li a")
+    page.click("#history li a")
+    page.wait_for_selector("#replay:not([hidden])")
+    assert page.locator(".replay-seat").count() == 4
+    page.click("#step-last")
+    assert "took" in page.text_content("#replay-trick")
+    page.goto(table_url)
+    page.wait_for_selector("#game-over:not([hidden])")
     old = page.url
     page.click("#rematch")
     page.wait_for_function(f"location.href !== {old!r}")
@@ -207,3 +218,30 @@ def test_four_players_at_one_table(browser: Any, game_server: LiveServer) -> Non
     finally:
         for c in contexts:
             c.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
+def test_account_register_log_out_and_in(page: Any, game_server: LiveServer) -> None:
+    page.goto(f"{game_server.url}/")
+    page.wait_for_selector("html[data-ready=home]", state="attached")
+    assert "guest" in page.text_content("#me-summary")
+    user = f"ann{int(time.time() * 1000) % 10**8}"
+    page.click("text=Keep your games and rating: make an account")
+    page.fill("#reg-user", user)
+    page.fill("#reg-pass", "short")
+    page.click("#register-form button")  # the browser refuses it (minlength) and says why
+    assert not page.evaluate("document.getElementById('reg-pass').checkValidity()")
+    page.fill("#reg-pass", "a good long password")
+    page.click("#register-form button")
+    page.wait_for_function(f"document.getElementById('me-summary').textContent.includes('{user}')")
+    page.click("#logout")
+    page.wait_for_function("document.getElementById('me-summary').textContent.includes('guest')")
+    page.click("text=I have an account: log in")
+    page.fill("#login-user", user)
+    page.fill("#login-pass", "wrong password")
+    page.click("#login-form button")
+    page.wait_for_function("document.getElementById('me-status').textContent.includes('wrong')")
+    page.fill("#login-pass", "a good long password")
+    page.click("#login-form button")
+    page.wait_for_function(f"document.getElementById('me-summary').textContent.includes('Signed in as {user}')")

@@ -60,9 +60,12 @@ export async function api(path, body) {
     let detail = `the server answered ${response.status}`;
     try {
       const data = await response.json();
-      if (data && data.detail) detail += `: ${JSON.stringify(data.detail)}`;
+      if (data && data.error && data.error.reason) detail = data.error.reason;
+      else if (data && data.detail) detail += `: ${JSON.stringify(data.detail)}`;
     } catch { /* not JSON */ }
-    throw new Error(detail);
+    const error = new Error(detail);
+    error.status = response.status;
+    throw error;
   }
   return response.json();
 }

@@ -71,9 +71,41 @@ async function joinLink(event) {
   }
 }
 
+function showMe(me) {
+  $("my-name").value = me.name;
+  $("guest-box").hidden = !me.guest;
+  $("account-box").hidden = me.guest;
+  $("me-summary").textContent = me.guest
+    ? `You play as a guest, ${me.name}, on this browser.`
+    : `Signed in as ${me.username}. Rating ${me.rating} after ${me.rated_games} rated game${me.rated_games === 1 ? "" : "s"}.`;
+}
+
+async function loadHistory(me) {
+  try {
+    const data = await api(`/api/players/${encodeURIComponent(me.id)}/history`);
+    $("history-empty").hidden = data.games.length > 0;
+    replaceChildren($("history"), data.games.slice(0, 20).map((g) => el("li", {},
+      el("a", { class: "button open-game", href: `/replay.html?table=${encodeURIComponent(g.table)}` },
+        el("span", {}, `${g.won ? "Won" : "Lost"} with ${g.points} points${g.rated ? " (rated)" : ""}`),
+        el("span", { class: "meta" }, `${new Date(g.finished_at * 1000).toLocaleString()} · replay`)))));
+  } catch {
+    $("history-empty").hidden = false;
+  }
+}
+
+async function loadLeaders() {
+  try {
+    const data = await api("/api/leaderboard");
+    $("leaders-empty").hidden = data.players.length > 0;
+    replaceChildren($("leaders"), data.players.slice(0, 10).map((p) =>
+      el("li", {}, `${p.name}: ${p.rating} (${p.rated_games} game${p.rated_games === 1 ? "" : "s"})`)));
+  } catch {
+    $("leaders-empty").hidden = false;
+  }
+}
+
 async function startOnline(me) {
   $("online").hidden = false;
-  $("my-name").value = me.name;
   const [levels, catalogue] = await Promise.all([api("/api/levels"), rulesCatalogue().then((c) => c.data)]);
   fillLevels($("play-level"), levels);
   fillLevels($("create-level"), levels);
@@ -119,15 +151,52 @@ async function startOnline(me) {
 
   $("join-form").addEventListener("submit", joinLink);
   $("lobby-refresh").addEventListener("click", loadLobby);
+  setInterval(loadLobby, 15000);
   $("name-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     try {
       const updated = await api("/api/me/name", { name: $("my-name").value.trim() });
+      showMe(updated);
       notice($("me-status"), "ok", `You are ${updated.name}.`);
     } catch (err) {
       notice($("me-status"), "bad", err.message);
     }
   });
+  $("register-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const updated = await api("/api/register", { username: $("reg-user").value.trim(),
+        password: $("reg-pass").value });
+      $("reg-pass").value = "";
+      showMe(updated);
+      notice($("me-status"), "ok", `Your account ${updated.username} keeps your games.`);
+    } catch (err) {
+      notice($("me-status"), "bad", err.message);
+    }
+  });
+  $("login-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const updated = await api("/api/login", { username: $("login-user").value.trim(),
+        password: $("login-pass").value });
+      $("login-pass").value = "";
+      showMe(updated);
+      notice($("me-status"), "ok", `Welcome back, ${updated.name}.`);
+      loadHistory(updated);
+    } catch (err) {
+      notice($("me-status"), "bad", err.message);
+    }
+  });
+  $("logout").addEventListener("click", async () => {
+    await api("/api/logout", {}).catch(() => {});
+    const guest = await api("/api/me");
+    showMe(guest);
+    loadHistory(guest);
+    notice($("me-status"), "ok", "Logged out.");
+  });
+  showMe(me);
+  loadHistory(me);
+  loadLeaders();
   await loadLobby();
 }
 
