@@ -37,5 +37,12 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         cfg = ServerConfig(database_url=database, bot_delay=max(0.0, bot_delay), time_scale=time_scale,
                            allowed_origins=tuple(origin or ()))
-        uvicorn.run(create_app(cfg), host=host, port=port, ws_max_size=65536, log_level="info",
+        web = create_app(cfg)
+        try:  # the browser pages, when the web package is installed: mounted last, at "/"
+            from spades.web.api import mount
+        except ImportError:
+            pass
+        else:
+            mount(web)
+        uvicorn.run(web, host=host, port=port, ws_max_size=65536, log_level="info",
                     ws_ping_interval=20, ws_ping_timeout=20)
