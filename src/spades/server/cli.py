@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Annotated
 
@@ -10,7 +11,6 @@ import typer
 
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     """Add the server's commands to the ``spades`` command and its ``bench`` group."""
-    del bench_app  # ``spades bench server`` comes with the load benchmark
 
     @app.command()
     def serve(
@@ -46,3 +46,37 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             mount(web)
         uvicorn.run(web, host=host, port=port, ws_max_size=65536, log_level="info",
                     ws_ping_interval=20, ws_ping_timeout=20)
+
+    @bench_app.command("server")
+    def bench_server(
+        players: Annotated[str, typer.Option(help="simultaneous players to try, comma separated")] = "100,250,500,1000",
+        seconds: Annotated[float, typer.Option(help="seconds of play measured at each step")] = 10.0,
+        think: Annotated[float, typer.Option(help="a simulated player's mean think time, seconds")] = 1.0,
+        as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+    ) -> None:
+        """Start servers and drive them with simulated players over real WebSockets."""
+        from rich.console import Console
+        from rich.table import Table
+
+        from spades.server.bench import run_bench
+
+        try:
+            steps = [int(x) for x in players.split(",") if x.strip()]
+        except ValueError:
+            steps = []
+        if not steps or min(steps) < 1 or seconds <= 0 or think < 0:
+            typer.echo("error: --players takes positive counts like 100,500; --seconds > 0; --think >= 0", err=True)
+            raise typer.Exit(2)
+        figures = run_bench(steps, seconds, think)
+        if as_json:
+            typer.echo(json.dumps(figures))
+            return
+        t = Table(title=f"spades server (think {think} s, {figures['humans_per_table']} people + bots a table)")
+        cols = ["players", "tables", "actions_per_s", "p50_ms", "p95_ms", "p99_ms", "kib_per_connection", "rss_mb",
+                "errors"]
+        for c in cols:
+            t.add_column(c, justify="right")
+        for row in figures["steps"]:
+            t.add_row(*[str(row[c]) for c in cols])
+        Console(highlight=False).print(t)
+        typer.echo(f"p95 first over 100 ms at: {figures['p95_over_100ms_at'] or 'never in these steps'} players")

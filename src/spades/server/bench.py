@@ -1,0 +1,260 @@
+"""The server load benchmark behind ``spades bench server``.
+
+For each step of N simulated players it starts a fresh ``spades serve`` process (SQLite in a temporary
+folder, bots acting at once), makes N guests, seats them two to a table with two random bots, and
+drives every player from asyncio clients over real WebSockets: each plays a legal move after a short
+think time whenever its view says it is to act. It reports actions per second, the time from sending
+an action to every human seat of the table receiving its event (p50 / p95 / p99), the server's memory
+per connection, and the first N at which p95 exceeds 100 ms. The clients run on the same machine as
+the server, so they share its cores: the figures are a floor, not a ceiling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import connect
+
+HUMANS_PER_TABLE = 2
+"""Seats 0 and 2 are simulated people; seats 1 and 3 are random bots."""
+
+
+@dataclass
+class TableStats:
+    """Send and receive times of one table's events (seconds, ``time.perf_counter``)."""
+
+    sent: dict[int, float] = field(default_factory=dict)
+    received: dict[int, list[float]] = field(default_factory=dict)
+
+
+@dataclass
+class Totals:
+    """Counters over a whole step."""
+
+    actions: int = 0
+    errors: int = 0
+    closed: int = 0
+    events: int = 0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _http(method: str, url: str, body: Any = None, cookie: str | None = None) -> tuple[Any, str | None]:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method)
+    req.add_header("Content-Type", "application/json")
+    if cookie:
+        req.add_header("Cookie", f"spades_session={cookie}")
+    with urllib.request.urlopen(req, timeout=60) as r:
+        token = None
+        for h in r.headers.get_all("Set-Cookie") or []:
+            if h.startswith("spades_session="):
+                token = h.split(";", 1)[0].split("=", 1)[1]
+        return json.loads(r.read()), token
+
+
+def _choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    legal = view["legal"]
+    looks = [a for a in legal if "look" in a]
+    if looks:
+        return dict(looks[0])
+    bids = [a for a in legal if isinstance(a.get("bid"), int)]
+    if bids:
+        return dict(min(bids, key=lambda a: abs(a["bid"] - 3)))
+    options = [a for a in legal if "misdeal" not in a]
+    return dict(rng.choice(options))
+
+
+async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableStats, totals: Totals,
+                  stop: asyncio.Event, think: float, rng: random.Random, ready: asyncio.Event) -> None:
+    async with connect(f"{ws_url}/ws/tables/{table}", additional_headers={"Cookie": f"spades_session={token}"},
+                       max_size=2**22, open_timeout=60, ping_interval=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "v": 1, "last_seq": None}))
+        if seat != 0:
+            await ws.send(json.dumps({"type": "sit", "seat": seat, "id": "sit"}))
+            while json.loads(await ws.recv()).get("id") != "sit":
+                pass
+        ready.set()
+        acted_at = -1
+        counter = 0
+        pending: asyncio.Task[None] | None = None
+
+        async def act(view: dict[str, Any], seq: int) -> None:
+            nonlocal counter
+            await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
+            if stop.is_set():
+                return
+            counter += 1
+            cid = f"b{counter}"
+            stats.sent[-counter - 1_000_000 * seat] = time.perf_counter()  # keyed by client id until the ack
+            await ws.send(json.dumps({"type": "action", "id": cid, "seq": seq, "action": _choose(view, rng)}))
+
+        while not stop.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), 0.5)
+            except TimeoutError:
+                continue
+            now = time.perf_counter()
+            m = json.loads(raw)
+            kind = m["type"]
+            if kind == "event":
+                stats.received.setdefault(m["seq"], []).append(now)
+                totals.events += 1
+            elif kind == "ack" and m.get("id", "").startswith("b"):
+                key = -int(m["id"][1:]) - 1_000_000 * seat
+                t = stats.sent.pop(key, None)
+                if t is not None and not m.get("duplicate"):
+                    stats.sent[m["seq"]] = t
+                    totals.actions += 1
+            elif kind == "error":
+                totals.errors += 1
+            state = m.get("state")
+            if state is None:
+                continue
+            view = state.get("view")
+            seq = m["seq"]
+            if (view and view["to_act"] == seat and view["legal"] and seq > acted_at
+                    and (pending is None or pending.done()) and not state["over"]):
+                acted_at = seq
+                pending = asyncio.create_task(act(view, seq))
+        if pending is not None:
+            pending.cancel()
+
+
+async def _setup(base: str, players: int) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Guests and tables: ``[(table id, [(token, seat), ...]), ...]``."""
+    sem = asyncio.Semaphore(16)
+
+    async def guest() -> str:
+        async with sem:
+            _, token = await asyncio.to_thread(_http, "GET", f"{base}/api/me")
+            assert token is not None
+            return token
+
+    tokens = await asyncio.gather(*(guest() for _ in range(players)))
+    tables: list[tuple[str, list[tuple[str, int]]]] = []
+
+    async def table(owner: str, partner: str | None) -> None:
+        async with sem:
+            body = {"rules": "standard", "public": True, "turn_seconds": None, "bot_level": "random"}
+            res, _ = await asyncio.to_thread(_http, "POST", f"{base}/api/tables", body, owner)
+            seats = [(owner, 0)] + ([(partner, 2)] if partner else [])
+            tables.append((res["id"], seats))
+
+    pairs = [(tokens[i], tokens[i + 1] if i + 1 < len(tokens) else None)
+             for i in range(0, len(tokens), HUMANS_PER_TABLE)]
+    await asyncio.gather(*(table(a, b) for a, b in pairs))
+    return tables
+
+
+async def _step(players: int, seconds: float, think: float) -> dict[str, Any]:
+    port = _free_port()
+    base, ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {k: v for k, v in os.environ.items() if k != "SPADES_DATABASE_URL"}
+        proc = subprocess.Popen([sys.executable, "-m", "spades.cli", "serve", "--port", str(port), "--database",
+                                 f"sqlite:///{tmp}/bench.db", "--bot-delay", "0"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        try:
+            for _ in range(300):
+                try:
+                    await asyncio.to_thread(_http, "GET", f"{base}/healthz")
+                    break
+                except OSError:
+                    await asyncio.sleep(0.1)
+            tables = await _setup(base, players)
+            rss_before = _rss_kib(proc.pid)
+            stop = asyncio.Event()
+            totals = Totals()
+            all_stats: list[TableStats] = []
+            tasks = []
+            rng = random.Random(players)
+            for tid, seats in tables:
+                st = TableStats()
+                all_stats.append(st)
+                for token, seat in seats:
+                    ready = asyncio.Event()
+                    tasks.append(asyncio.create_task(_player(ws_url, token, tid, seat, st, totals, stop, think,
+                                                             random.Random(rng.random()), ready)))
+                    await ready.wait()
+            for tid, seats in tables:  # bots in the empty seats: the game starts
+                tasks.append(asyncio.create_task(_fill(ws_url, seats[0][0], tid)))
+            await asyncio.sleep(1.0)
+            rss_connected = _rss_kib(proc.pid)
+            start = time.perf_counter()
+            actions_before = totals.actions
+            await asyncio.sleep(seconds)
+            elapsed = time.perf_counter() - start
+            actions = totals.actions - actions_before
+            rss_after = _rss_kib(proc.pid)
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    lat: list[float] = []
+    for st, (_, seats) in zip(all_stats, tables, strict=True):
+        for seq, t in st.sent.items():
+            got = st.received.get(seq, [])
+            if seq >= 0 and len(got) >= len(seats):
+                lat.append((max(got) - t) * 1000)
+    lat.sort()
+
+    def pct(p: float) -> float | None:
+        return round(lat[min(len(lat) - 1, int(p * len(lat)))], 1) if lat else None
+
+    return {"players": players, "tables": len(tables), "seconds": round(elapsed, 1), "actions": actions,
+            "actions_per_s": round(actions / elapsed, 1), "events_received": totals.events,
+            "p50_ms": pct(0.50), "p95_ms": pct(0.95), "p99_ms": pct(0.99), "errors": totals.errors,
+            "rss_mb": round(rss_after / 1024, 1),
+            "kib_per_connection": round(max(0, rss_connected - rss_before) / max(1, players), 1)}
+
+
+async def _fill(ws_url: str, token: str, table: str) -> None:
+    async with connect(f"{ws_url}/ws/tables/{table}", additional_headers={"Cookie": f"spades_session={token}"},
+                       open_timeout=60) as ws:
+        await ws.send(json.dumps({"type": "hello", "v": 1, "last_seq": None}))
+        await ws.send(json.dumps({"type": "fill", "level": "random", "id": "fill"}))
+        while True:
+            m = json.loads(await ws.recv())
+            if m.get("id") == "fill":
+                return
+
+
+def run_bench(steps: list[int], seconds: float = 10.0, think: float = 1.0) -> dict[str, Any]:
+    """Run each step (a number of simultaneous players) and return the figures."""
+    rows = [asyncio.run(_step(n, seconds, think)) for n in steps]
+    over = next((r["players"] for r in rows if r["p95_ms"] is not None and r["p95_ms"] > 100), None)
+    return {"steps": rows, "p95_over_100ms_at": over, "think_seconds": think,
+            "humans_per_table": HUMANS_PER_TABLE}
