@@ -143,3 +143,12 @@ def test_replay_lays_out_every_trick(client: TestClient) -> None:
     record["hands"][0]["actions"][0]["bid"] = 99
     bad = client.post("/api/replay", json=record).json()
     assert not bad["ok"] and bad["error"].startswith("hand 0, action 0:") and "99" in bad["error"]
+
+
+def test_oversized_and_deeply_nested_bodies_are_refused(client: TestClient) -> None:
+    big = {"rules": "standard", "hands": [], "pad": "x" * (600 * 1024)}
+    r = client.post("/api/score", json=big)
+    assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
+    deep = "[" * 100_000 + "]" * 100_000
+    r = client.post("/api/replay", content=deep, headers={"Content-Type": "application/json"})
+    assert r.status_code in (400, 422)

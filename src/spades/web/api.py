@@ -9,10 +9,13 @@ keeper in the browser has no scoring of its own that could drift from the engine
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
@@ -30,7 +33,42 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_HANDS = 400
 """The most hands one score request may hold (a game to 500 rarely needs 30)."""
 
-router = APIRouter(prefix="/api", tags=["web"])
+MAX_BODY = 512 * 1024
+"""The largest request body these endpoints read (a long game's record is a few tens of KiB)."""
+
+
+class LimitedRoute(APIRoute):
+    """A route that refuses bodies over ``MAX_BODY`` before parsing them, and answers 400 (not a server
+    error) for JSON nested too deeply for the parser."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def limited(request: Request) -> Response:
+            length = request.headers.get("content-length")
+            if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+                return _refuse(413, "too_large", f"a request body may be at most {MAX_BODY} bytes")
+            size = 0
+            chunks: list[bytes] = []
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY:
+                    return _refuse(413, "too_large", f"a request body may be at most {MAX_BODY} bytes")
+                chunks.append(chunk)
+            request._body = b"".join(chunks)  # Starlette reads the cached body from here
+            try:
+                return await handler(request)
+            except RecursionError:
+                return _refuse(400, "too_deep", "the JSON is nested too deeply")
+
+        return limited
+
+
+def _refuse(status: int, code: str, reason: str) -> Response:
+    return JSONResponse({"error": {"code": code, "reason": reason}}, status_code=status)
+
+
+router = APIRouter(prefix="/api", tags=["web"], route_class=LimitedRoute)
 """The endpoints of this module; ``mount`` includes it."""
 
 

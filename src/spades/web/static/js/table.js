@@ -522,6 +522,10 @@ function cardKey(e, i) {
 
 function renderPad() {
   const view = state && state.view;
+  if (!layout) {
+    replaceChildren($("score-pad"), el("p", { class: "hint" }, "Loading the rules…"));
+    return;
+  }
   const groups = sides();
   const rows = groups.map((seats, k) => {
     const total = state ? state.totals[k] : 0;
