@@ -152,3 +152,11 @@ def test_oversized_and_deeply_nested_bodies_are_refused(client: TestClient) -> N
     deep = "[" * 100_000 + "]" * 100_000
     r = client.post("/api/replay", content=deep, headers={"Content-Type": "application/json"})
     assert r.status_code in (400, 422)
+
+
+def test_a_socket_to_an_unknown_path_is_closed(client: TestClient) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect("/ws/nowhere"):
+        pass
+    assert closed.value.code == 1008

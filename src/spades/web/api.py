@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.types import Receive, Scope, Send
 
 from spades.core.cards import card_text
 from spades.core.errors import SpadesError
@@ -297,11 +298,22 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class Pages(StaticFiles):
+    """The static pages; a WebSocket to a path nothing else serves is closed politely (StaticFiles
+    itself only speaks HTTP)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await super().__call__(scope, receive, send)
+
+
 def mount(app: FastAPI) -> None:
     """Add the pages' endpoints to ``app`` and serve the static pages at ``/`` (after every other
     route, so call it last)."""
     app.include_router(router)
-    app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="web")
+    app.mount("/", Pages(directory=STATIC_DIR, html=True), name="web")
 
 
 __all__ = ["STATIC_DIR", "layout_of", "mount", "router"]
