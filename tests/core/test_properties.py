@@ -128,7 +128,7 @@ def test_random_rule_sets_keep_every_invariant(spec: dict[str, Any], seed: int) 
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None, phases=_NO_SHRINK, suppress_health_check=_QUIET)
+@settings(max_examples=100, deadline=None, phases=_NO_SHRINK, suppress_health_check=_QUIET)
 @given(spec=rule_specs(), seed=st.integers(0, 2**32))
 def test_many_random_rule_sets_keep_every_invariant(spec: dict[str, Any], seed: int) -> None:
     _random_rule_set_game(spec, seed)
