@@ -82,6 +82,12 @@ def test_bad_messages_and_illegal_bids(player: Callable[[], Player], server: Liv
     nxt = socks[(first + 1) % 4]
     nxt.drain(0.1)
     assert nxt.view is not None and nxt.view["to_act"] == (first + 1) % 4
+    # An action on a position that has since changed (an older version) is refused as stale.
+    nxt.send({"type": "action", "id": "old", "seq": nxt.seq - 1, "action": {"bid": 3}})
+    assert nxt.until(lambda m: m.get("id") == "old")["code"] == "stale"
+    nxt.send({"type": "action", "id": "now", "seq": nxt.seq, "action": {"look": True}})
+    got = nxt.until(lambda m: m.get("id") == "now")
+    assert got["type"] == "ack", got
 
 
 def play_until(socks: list[Sock], pred: Callable[[int, dict[str, Any]], bool], limit: int = 400) -> int:

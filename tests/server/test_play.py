@@ -57,6 +57,14 @@ def test_play_alone_against_the_computer(player: Callable[[], Player]) -> None:
     assert moves > 13
     rec = p.http.get(f"/api/tables/{tid}/record")
     assert rec.status_code == 200 and rec.json()["format"] == "spades-record/1"
+    # The record replays, and every deal re-derives from its revealed seed and commitment.
+    from spades.shuffle.verify import verify_record
+    from spades.variants import load_rules, read_record
+
+    game = read_record(rec.json())
+    assert game.over and list(game.totals) == s.state["totals"]
+    checks = verify_record(rec.json(), load_rules)
+    assert checks and all(c.ok for c in checks), checks
 
 
 def test_four_clients_play_a_whole_game(player: Callable[[], Player]) -> None:

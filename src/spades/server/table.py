@@ -180,6 +180,8 @@ class TableState:
         if row.seq != self.seq + 1:
             raise ValueError(f"event {row.seq} does not follow event {self.seq}")
         self.events.append(row)
+        if row.kind in ("action", "deal"):
+            self.last_game_seq = row.seq
         if row.player_id and row.client_id:
             self.client_ids[(row.player_id, row.client_id)] = row.seq
 
@@ -188,11 +190,9 @@ class TableState:
         d = row.data
         if row.kind == "action":
             self.game.apply(decode_action(d["action"]))
-            self.last_game_seq = row.seq
         elif row.kind == "deal":
             self.deals.append(d)
             self.game.start_hand(d["order"])
-            self.last_game_seq = row.seq
         elif row.kind == "seat":
             s = self.seats[d["seat"]]
             s.player, s.name, s.bot, s.reserved = d["player"], d["name"], d["bot"], d.get("reserved")
