@@ -57,7 +57,9 @@ def _free_port() -> int:
         return port
 
 
-def _rss_kib(pid: int) -> int:
+def _rss_kib(pid: int | None) -> int:
+    if pid is None:
+        return 0
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -190,39 +192,47 @@ async def _step(players: int, seconds: float, think: float) -> dict[str, Any]:
                     break
                 except OSError:
                     await asyncio.sleep(0.1)
-            tables = await _setup(base, players)
-            rss_before = _rss_kib(proc.pid)
-            stop = asyncio.Event()
-            totals = Totals()
-            all_stats: list[TableStats] = []
-            tasks = []
-            rng = random.Random(players)
-            for tid, seats in tables:
-                st = TableStats()
-                all_stats.append(st)
-                for token, seat in seats:
-                    ready = asyncio.Event()
-                    tasks.append(asyncio.create_task(_player(ws_url, token, tid, seat, st, totals, stop, think,
-                                                             random.Random(rng.random()), ready)))
-                    await ready.wait()
-            for tid, seats in tables:  # bots in the empty seats: the game starts
-                tasks.append(asyncio.create_task(_fill(ws_url, seats[0][0], tid)))
-            await asyncio.sleep(1.0)
-            rss_connected = _rss_kib(proc.pid)
-            start = time.perf_counter()
-            actions_before = totals.actions
-            await asyncio.sleep(seconds)
-            elapsed = time.perf_counter() - start
-            actions = totals.actions - actions_before
-            rss_after = _rss_kib(proc.pid)
-            stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            row = await drive(base, ws_url, players, seconds, think, proc.pid)
         finally:
             proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+    return row
+
+
+async def drive(base: str, ws_url: str, players: int, seconds: float, think: float,
+                pid: int | None = None) -> dict[str, Any]:
+    """Drive a running server with ``players`` simulated players for ``seconds``; the step's figures
+    (memory figures only when the server's ``pid`` is given)."""
+    tables = await _setup(base, players)
+    rss_before = _rss_kib(pid)
+    stop = asyncio.Event()
+    totals = Totals()
+    all_stats: list[TableStats] = []
+    tasks = []
+    rng = random.Random(players)
+    for tid, seats in tables:
+        st = TableStats()
+        all_stats.append(st)
+        for token, seat in seats:
+            ready = asyncio.Event()
+            tasks.append(asyncio.create_task(_player(ws_url, token, tid, seat, st, totals, stop, think,
+                                                     random.Random(rng.random()), ready)))
+            await ready.wait()
+    for tid, seats in tables:  # bots in the empty seats: the game starts
+        tasks.append(asyncio.create_task(_fill(ws_url, seats[0][0], tid)))
+    await asyncio.sleep(1.0)
+    rss_connected = _rss_kib(pid)
+    start = time.perf_counter()
+    actions_before = totals.actions
+    await asyncio.sleep(seconds)
+    elapsed = time.perf_counter() - start
+    actions = totals.actions - actions_before
+    rss_after = _rss_kib(pid)
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
     lat: list[float] = []
     for st, (_, seats) in zip(all_stats, tables, strict=True):
         for seq, t in st.sent.items():

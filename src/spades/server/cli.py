@@ -44,7 +44,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             pass
         else:
             mount(web)
-        uvicorn.run(web, host=host, port=port, ws_max_size=65536, log_level="info",
+        uvicorn.run(web, host=host, port=port, ws_max_size=65536, log_level="info", ws_per_message_deflate=False,
                     ws_ping_interval=20, ws_ping_timeout=20)
 
     @bench_app.command("server")
