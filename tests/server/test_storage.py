@@ -137,3 +137,41 @@ def test_finished_games_history_and_leaderboard(store: SqlStorage) -> None:
     h = store.history(a.id)
     assert h[0]["won"] is True and h[0]["points"] == 120 and h[0]["rated"] is True
     assert sorted(store.game_player_ids("t1")) == sorted([a.id, b.id])
+
+
+def test_the_server_on_postgresql_resumes_a_table() -> None:
+    """The whole server on PostgreSQL: play a few moves, restart, and the table is where it was."""
+    from spades.server.config import ServerConfig
+
+    from .harness import LiveServer, Player, seat_four, wait_turn
+    from .test_play import choose
+
+    gen = pg_schema_url()
+    url = next(gen)
+    try:
+        cfg = {"database_url": url, "bot_delay": 0.0, "rate_per_second": 500.0, "rate_burst": 1000.0}
+        srv = LiveServer(ServerConfig(**cfg)).start()  # type: ignore[arg-type]
+        try:
+            tid, ps, socks = seat_four(lambda: Player(srv.url, srv.ws_url), {"preset": "standard", "target": 100})
+            humans = dict(enumerate(socks))
+            for _ in range(10):
+                seat = wait_turn(socks, humans)
+                assert seat is not None
+                assert socks[seat].act(choose(socks[seat].view))["type"] == "ack"  # type: ignore[arg-type]
+            wait_turn(socks, humans)
+            seq, state = socks[0].seq, dict(socks[0].state or {}, turn=None)
+        finally:
+            srv.stop()
+        srv = LiveServer(ServerConfig(**cfg)).start()  # type: ignore[arg-type]
+        try:
+            p = Player(srv.url, srv.ws_url)
+            p.http.cookies.set("spades_session", ps[0].token)
+            p.token = ps[0].token
+            s = p.sock(tid, last_seq=seq)
+            m = s.recv()
+            assert m["type"] == "state" and m["seq"] == seq and dict(m["state"], turn=None) == state
+        finally:
+            srv.stop()
+    finally:
+        with pytest.raises(StopIteration):
+            next(gen)
