@@ -237,12 +237,12 @@ class Hub:
             if last is not None and not 0 <= last <= t.seq:
                 conn.error("bad_last_seq", f"there is no event {last} here: the last is {t.seq}; here is a snapshot")
                 last = None
-            if last is None or t.seq - last > self.resume_window:
+            missed = None if last is None or t.seq - last > self.resume_window else t.events_after(last)
+            if missed is None:
                 conn.send(self.snapshot(t, viewer))
             elif last == t.seq:
                 conn.send({"type": "state", "seq": t.seq, "state": self.state(t, viewer)})
             else:
-                missed = t.events[last:]
                 for i, r in enumerate(missed):
                     m: dict[str, Any] = {"type": "event", "seq": r.seq,
                                          "event": project_event(r, viewer, t.rules.layout)}

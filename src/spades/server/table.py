@@ -21,6 +21,9 @@ from spades.variants import load_rules
 CHAT_KEEP = 50
 """Chat lines kept in memory per table for snapshots."""
 
+EVENTS_KEEP = 1000
+"""Recent events kept in memory per table for catching clients up (older gaps get a snapshot)."""
+
 
 @dataclass
 class Seat:
@@ -55,6 +58,8 @@ class TableState:
         self.game = Game(self.rules, first_dealer=0, clock=clock)
         self.seats = [Seat() for _ in range(self.n)]
         self.events: list[EventRow] = []
+        """The most recent events (at most ``2 * EVENTS_KEEP``), for catching clients up."""
+        self._seq = 0
         self.client_ids: dict[tuple[str, str], int] = {}
         self.chat: list[dict[str, Any]] = []
         self.deals: list[dict[str, Any]] = []
@@ -68,7 +73,7 @@ class TableState:
     @property
     def seq(self) -> int:
         """The number of the last event."""
-        return self.events[-1].seq if self.events else 0
+        return self._seq
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -180,6 +185,9 @@ class TableState:
         if row.seq != self.seq + 1:
             raise ValueError(f"event {row.seq} does not follow event {self.seq}")
         self.events.append(row)
+        self._seq = row.seq
+        if len(self.events) > 2 * EVENTS_KEEP:
+            del self.events[:EVENTS_KEEP]
         if row.kind in ("action", "deal"):
             self.last_game_seq = row.seq
         if row.player_id and row.client_id:
@@ -203,6 +211,12 @@ class TableState:
         elif row.kind == "over":
             self.over = True
         self._record(row)
+
+    def events_after(self, last: int) -> list[EventRow] | None:
+        """The events after number ``last``, or ``None`` when they are no longer in memory."""
+        if not self.events or last < self.events[0].seq - 1:
+            return None if last < self.seq else []
+        return self.events[last - self.events[0].seq + 1:]
 
     def replay(self, rows: list[EventRow]) -> None:
         """Rebuild from the log (rows in order from 1)."""
