@@ -116,6 +116,42 @@ def oracle_plays(hand: Hand) -> set[str]:
     return {card_text(c) for c in legal}
 
 
+def oracle_bids(hand: Hand) -> set[str]:
+    """The legal bids (as texts) of the seat to act, derived from rules.md's bidding options."""
+    r = hand.rules
+    seat = hand.to_act
+    size = hand.layout.hand_size
+    partner = hand.layout.partner[seat]
+    p_bid = hand.bids[partner] if partner is not None else None
+    spades = sum(1 for c in cards_of(hand.hands[seat]) if eff_suit(r, c) == "S")
+    blind = not hand.looked[seat]
+    values = list(range(0, size + 1))
+    if r.forced_bids == "mirror":
+        values = [spades]
+    elif r.forced_bids == "whiz":
+        values = [0, spades] if spades else [0]
+    elif r.forced_bids == "suicide" and partner is not None and p_bid is not None:
+        values = [k for k in values if (k == 0) != p_bid.is_nil]
+    ok = []
+    for k in values:
+        partner_part = p_bid.tricks if p_bid is not None else 0
+        contract = partner_part + k
+        completes = (partner is None or p_bid is not None
+                     or (r.team_bidding and k > 0)
+                     or (r.forced_bids == "suicide" and k > 0))
+        if r.max_side_bid is not None and contract > r.max_side_bid:
+            continue
+        if r.min_side_bid and completes and contract < r.min_side_bid:
+            continue
+        ok.append(k)
+    if blind:
+        out = {"blind nil"} if r.blind_nil and 0 in ok else set()
+        if r.blind_bids:
+            out |= {f"blind {k}" for k in ok if k >= r.blind_bid_min}
+        return out
+    return {"bid nil" if k == 0 else f"bid {k}" for k in ok}
+
+
 # ---------------------------------------------------------------------------------------------- state
 
 
@@ -192,6 +228,10 @@ def check_hand_step(hand: Hand, rng: random.Random) -> None:
     assert not hand.is_over
     legal = hand.legal_actions()
     assert legal, f"no legal action in phase {hand.phase} for seat {hand.to_act}"
+    if hand.phase is Phase.BID:
+        engine_bids = {("bid " + a.value.text()) if not a.value.blind else a.value.text()
+                       for a in legal if isinstance(a, Bid)}
+        assert engine_bids == oracle_bids(hand), (engine_bids, oracle_bids(hand))
     if hand.phase is Phase.PLAY:
         engine = {card_text(a.card) for a in legal}
         assert engine == oracle_plays(hand), (engine, oracle_plays(hand))
