@@ -14,7 +14,7 @@ from rich.console import Console
 
 from spades.ai import make_bot
 from spades.core.actions import Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import card_text, parse_face
+from spades.core.cards import card_name, card_text, parse_face
 from spades.core.errors import SpadesError
 from spades.core.game import Game, seeded_shuffler
 from spades.core.hand import Phase
@@ -56,7 +56,10 @@ def parse_command(text: str, v: HandView) -> Action:
         for a in v.legal:
             if isinstance(a, Play) and a.card % 54 == face:
                 return a
-        raise SpadesError(f"you cannot play {card_text(face)} now")
+        held = [c for c in v.hand or () if c % 54 == face]
+        if not held:
+            raise SpadesError(f"the {card_name(face)} is not in your hand")
+        return Play(seat, held[0])  # illegal: the engine's check says why (follow suit, spades not broken...)
     if v.phase is Phase.BID:
         if t in ("look", "l"):
             return Look(seat)
