@@ -168,8 +168,12 @@ def test_chat_is_text_and_the_page_reconnects(page: Any, game_server: LiveServer
     page.evaluate("window.spadesTable.drop()")
     page.wait_for_function("document.getElementById('conn-status').textContent.includes('Reconnecting')")
     page.wait_for_function("document.getElementById('conn-status').textContent === ''", timeout=15_000)
-    take_turn(page)  # the bid goes through on the new socket
-    page.wait_for_function(f"window.spadesTable.lastSeq > {before}")
+    # A bid sent just as the socket drops is sent again after reconnecting, and counted once.
+    page.wait_for_selector("#action-buttons [data-bid='3']")
+    page.evaluate("window.spadesTable.act({bid: 3}); window.spadesTable.drop()")
+    page.wait_for_function(f"window.spadesTable.lastSeq > {before}", timeout=15_000)
+    page.wait_for_function("document.querySelector('[data-testid=seat-0-bid]').textContent.startsWith('bid 3')")
+    assert page.text_content("#action-error") == ""
     page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]", timeout=15_000)
     # A reload (a closed tab opened again) gets a snapshot: the same cards, the chat line still there.
     cards = page.eval_on_selector_all("#hand-cards button", "els => els.map(e => e.dataset.card)")
@@ -207,14 +211,20 @@ def test_four_players_at_one_table(browser: Any, game_server: LiveServer) -> Non
         assert len({c for h in hands for c in h}) == 52  # four different hands, nobody sees another's
         # Everyone bids in turn; every page shows every bid.
         deadline = time.monotonic() + 30
-        while any(pg.text_content("[data-testid=seat-0-bid]").startswith("bid –") for pg in pages[:1]) or \
-                any("bid –" in pages[0].text_content(f"[data-testid=seat-{s}-bid]") for s in range(4)):
+        bid = ("() => { const b = document.querySelector('#action-buttons [data-bid=\"3\"]');"
+               " if (b) b.click(); return !!b; }")
+        while any("bid –" in (pages[0].text_content(f"[data-testid=seat-{s}-bid]") or "") for s in range(4)):
             assert time.monotonic() < deadline
             for pg in pages:
-                take_turn(pg, bid="3")
-        for pg in pages:
-            pg.wait_for_function("[0,1,2,3].every(s => document.querySelector(`[data-testid=seat-${s}-bid]`)"
-                                 ".textContent.startsWith('bid 3'))")
+                if pg.evaluate(bid):
+                    pg.wait_for_selector("#action-buttons [data-bid]", state="detached", timeout=15_000)
+        def shown() -> list[list[str]]:
+            return [[pg.text_content(f"[data-testid=seat-{s}-bid]") or "" for s in range(4)] for pg in pages]
+
+        deadline = time.monotonic() + 30
+        while not all(b.startswith("bid 3") for row in shown() for b in row):
+            assert time.monotonic() < deadline, (shown(), [pg.text_content("#action-error") for pg in pages])
+            pages[0].wait_for_timeout(100)
     finally:
         for c in contexts:
             c.close()

@@ -87,14 +87,27 @@ function clientId() {
   return `${Date.now().toString(36)}-${clientCounter}-${Math.random().toString(36).slice(2, 7)}`;
 }
 
+let catchingUp = false; // between a welcome and the state that brings us up to date
+let pending = null; // the last action sent and not yet acknowledged: {msg, resent}
+
 function act(action) {
   clearActionError();
-  send({ type: "action", id: clientId(), seq: lastSeq, action });
+  const msg = { type: "action", id: clientId(), seq: lastSeq, action };
+  if (send(msg)) pending = { msg, resent: false };
+}
+
+/** After a reconnect: an action that got no ack may not have been stored, so it goes again with the
+ * same id (the server applies an id once, and answers a repeat with the first ack). */
+function resendPending() {
+  if (!pending || pending.resent) return;
+  pending.resent = true;
+  send(pending.msg);
 }
 
 function onMessage(msg) {
   switch (msg.type) {
     case "welcome":
+      catchingUp = true;
       you = msg.you || you;
       table = msg.table;
       setConn("", "");
@@ -118,8 +131,15 @@ function onMessage(msg) {
     case "error":
       onError(msg);
       break;
+    case "ack":
+      if (pending && pending.msg.id === msg.id) pending = null;
+      break;
     default:
-      break; // ack, pong: nothing to show
+      break; // pong: nothing to show
+  }
+  if (catchingUp && msg.state) {
+    catchingUp = false; // caught up after (re)connecting
+    resendPending();
   }
   render();
 }
@@ -147,6 +167,11 @@ function onError(msg) {
     return;
   }
   if (msg.code === "bad_last_seq") return; // a snapshot follows
+  if (pending && msg.id === pending.msg.id) {
+    const wasResent = pending.resent;
+    pending = null;
+    if (wasResent && (msg.code === "stale" || msg.code === "illegal")) return; // the game moved on meanwhile
+  }
   showActionError(msg.reason);
 }
 
@@ -696,6 +721,9 @@ function init() {
 window.spadesTable = {
   drop() {
     if (ws) ws.close();
+  },
+  act(action) {
+    act(action);
   },
   get lastSeq() {
     return lastSeq;
