@@ -69,6 +69,22 @@ def _rss_kib(pid: int | None) -> int:
     return 0
 
 
+def _cpu_seconds(pid: int | None) -> float:
+    """User plus system CPU seconds of a process so far (0 when unknown)."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def server_events_in(all_stats: list[TableStats], start: float) -> int:
+    """Distinct table events (actions of people and bots, deals...) first received after ``start``."""
+    return sum(1 for st in all_stats for times in st.received.values() if min(times) >= start)
+
+
 def _http(method: str, url: str, body: Any = None, cookie: str | None = None) -> tuple[Any, str | None]:
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, method=method)
@@ -96,7 +112,8 @@ def _choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 
 async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableStats, totals: Totals,
-                  stop: asyncio.Event, think: float, rng: random.Random, ready: asyncio.Event) -> None:
+                  stop: asyncio.Event, think: float, rng: random.Random, ready: asyncio.Event,
+                  alone: bool, started: list[int]) -> None:
     async with connect(f"{ws_url}/ws/tables/{table}", additional_headers={"Cookie": f"spades_session={token}"},
                        max_size=2**22, open_timeout=60, ping_interval=None) as ws:
         await ws.send(json.dumps({"type": "hello", "v": 1, "last_seq": None}))
@@ -104,7 +121,10 @@ async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableSt
             await ws.send(json.dumps({"type": "sit", "seat": seat, "id": "sit"}))
             while json.loads(await ws.recv()).get("id") != "sit":
                 pass
+        if seat == HUMANS_PER_TABLE * 2 - 2 or (seat == 0 and alone):  # the last person in calls the bots
+            await ws.send(json.dumps({"type": "fill", "level": "random", "id": "fill"}))
         ready.set()
+        dealt = False
         acted_at = -1
         counter = 0
         pending: asyncio.Task[None] | None = None
@@ -143,6 +163,9 @@ async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableSt
                 continue
             view = state.get("view")
             seq = m["seq"]
+            if view is not None and not dealt:
+                dealt = True
+                started[0] += 1
             if (view and view["to_act"] == seat and view["legal"] and seq > acted_at
                     and (pending is None or pending.done()) and not state["over"]):
                 acted_at = seq
@@ -212,6 +235,7 @@ async def drive(base: str, ws_url: str, players: int, seconds: float, think: flo
     totals = Totals()
     all_stats: list[TableStats] = []
     tasks = []
+    started = [0]
     rng = random.Random(players)
     for tid, seats in tables:
         st = TableStats()
@@ -219,18 +243,23 @@ async def drive(base: str, ws_url: str, players: int, seconds: float, think: flo
         for token, seat in seats:
             ready = asyncio.Event()
             tasks.append(asyncio.create_task(_player(ws_url, token, tid, seat, st, totals, stop, think,
-                                                     random.Random(rng.random()), ready)))
+                                                     random.Random(rng.random()), ready, len(seats) == 1,
+                                                     started)))
             await ready.wait()
-    for tid, seats in tables:  # bots in the empty seats: the game starts
-        tasks.append(asyncio.create_task(_fill(ws_url, seats[0][0], tid)))
+    for _ in range(600):  # until every player has been dealt cards
+        if started[0] >= players:
+            break
+        await asyncio.sleep(0.1)
     await asyncio.sleep(1.0)
     rss_connected = _rss_kib(pid)
+    cpu_before = _cpu_seconds(pid)
     start = time.perf_counter()
     actions_before = totals.actions
     await asyncio.sleep(seconds)
     elapsed = time.perf_counter() - start
     actions = totals.actions - actions_before
     rss_after = _rss_kib(pid)
+    cpu = _cpu_seconds(pid) - cpu_before
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
     lat: list[float] = []
@@ -247,19 +276,9 @@ async def drive(base: str, ws_url: str, players: int, seconds: float, think: flo
     return {"players": players, "tables": len(tables), "seconds": round(elapsed, 1), "actions": actions,
             "actions_per_s": round(actions / elapsed, 1), "events_received": totals.events,
             "p50_ms": pct(0.50), "p95_ms": pct(0.95), "p99_ms": pct(0.99), "errors": totals.errors,
-            "rss_mb": round(rss_after / 1024, 1),
+            "rss_mb": round(rss_after / 1024, 1), "server_cpu_s": round(cpu, 2),
+            "server_cpu_ms_per_event": round(1000 * cpu / max(1, server_events_in(all_stats, start)), 2),
             "kib_per_connection": round(max(0, rss_connected - rss_before) / max(1, players), 1)}
-
-
-async def _fill(ws_url: str, token: str, table: str) -> None:
-    async with connect(f"{ws_url}/ws/tables/{table}", additional_headers={"Cookie": f"spades_session={token}"},
-                       open_timeout=60) as ws:
-        await ws.send(json.dumps({"type": "hello", "v": 1, "last_seq": None}))
-        await ws.send(json.dumps({"type": "fill", "level": "random", "id": "fill"}))
-        while True:
-            m = json.loads(await ws.recv())
-            if m.get("id") == "fill":
-                return
 
 
 def run_bench(steps: list[int], seconds: float = 10.0, think: float = 1.0) -> dict[str, Any]:
