@@ -37,12 +37,11 @@ def try_click(locator: Any) -> bool:
 def take_turn(page: Any, bid: str = "3") -> str | None:
     """Make one move when it is ours: a bid, looking at the cards, an exchange or a card."""
     buttons = page.locator("#action-buttons")
-    wanted = buttons.locator(f"[data-bid='{bid}']")
-    if wanted.count():
-        return "bid" if try_click(wanted) else None
-    plain = buttons.locator("[data-bid]:not(.blind)")
-    if plain.count():
-        return "bid" if try_click(plain.first) else None
+    # The bids offered, read at one moment (the panel is redrawn as events arrive).
+    offered = page.eval_on_selector_all("#action-buttons [data-bid]:not(.blind)", "els => els.map(e => e.dataset.bid)")
+    if offered:
+        choice = bid if bid in offered else offered[0]
+        return "bid" if try_click(buttons.locator(f"[data-bid='{choice}']")) else None
     look = buttons.get_by_text("Look at my cards")
     if look.count():
         return "look" if try_click(look) else None
