@@ -50,6 +50,8 @@ _PACK0 = (1 << FACES_PER_PACK) - 1
 _RANKS_OF = tuple(tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
 """For each 13-bit suit window, the ranks present (the rollout's fast pick within a suit)."""
 _JQK_RANKS = (9, 10, 11)
+_UNDO_PLAY, _UNDO_BID, _UNDO_ALL = "play", "bid", "all"
+"""The kinds of undo record: what a play changes, what a bid changes, the whole state."""
 
 
 class Phase(Enum):
@@ -470,13 +472,24 @@ class Hand:
 
     def apply_unchecked(self, action: Action) -> None:
         """Apply an action known to be legal (taken from ``legal_actions``). Undoable."""
+        # Plays and bids, the actions searches and rollouts apply by the million, save only what they
+        # can change (see ``_restore``); the rare others save the whole state.
+        if isinstance(action, Play):
+            self._undo.append((_UNDO_PLAY, self.to_act, self.hands[self.to_act], self.current, len(self.current),
+                               self.led, self.win_seat, self.win_power, self.win_trump, self.broken,
+                               len(self.tricks), self.trick_no, self.leader, self.phase))
+            self.actions.append(action)
+            self.play_fast(action.card)
+            return
+        if isinstance(action, Bid):
+            self._undo.append((_UNDO_BID, self.phase, self.to_act, self.bid_pos, self.bids[:], self.looked[:],
+                               self.exchanges[:], self.leader))
+            self.actions.append(action)
+            self._do_bid(action.seat, action.value)
+            return
         self._undo.append(self._snapshot())
         self.actions.append(action)
-        if isinstance(action, Play):
-            self.play_fast(action.card)
-        elif isinstance(action, Bid):
-            self._do_bid(action.seat, action.value)
-        elif isinstance(action, Look):
+        if isinstance(action, Look):
             self.looked[action.seat] = True
         elif isinstance(action, Pass):
             self._do_pass(action.seat, action.cards)
@@ -651,16 +664,24 @@ class Hand:
 
     def _do_bid(self, seat: int, value: BidValue) -> None:
         self.bids[seat] = value
-        partner = self.layout.partner[seat]
-        if self.rules.team_bidding and not value.is_nil and partner is not None:
-            self.looked[partner] = True  # the side's total is given: the partner will not bid, and looks
         self.bid_pos += 1
+        if not self.rules.team_bidding:
+            # The common case, without the method hops: every seat bids once, in order.
+            if self.bid_pos < self.layout.n:
+                self.to_act = self.bid_order[self.bid_pos]
+            else:
+                self._start_exchanges()
+            return
+        partner = self.layout.partner[seat]
+        if value.tricks and partner is not None:
+            self.looked[partner] = True  # the side's total is given: the partner will not bid, and looks
         self._skip_silent_bidders()
 
     def _start_exchanges(self) -> None:
         r = self.rules
         ex: list[tuple[int, int, int]] = []
-        if self.rules.partnerships:
+        # Cards change hands only after a nil bid (``BidValue.is_nil``, inlined), so most hands skip the loop.
+        if r.partnerships and not all(b is None or b.tricks for b in self.bids):
             for s in self.bid_order:
                 b = self.bids[s]
                 partner = self.layout.partner[s]
@@ -848,14 +869,31 @@ class Hand:
     # ------------------------------------------------------------------ undo support
 
     def _snapshot(self) -> tuple[Any, ...]:
-        return (self.phase, self.to_act, self.hands[:], self.dealt, self.out, self.stock_pos,
+        return (_UNDO_ALL, self.phase, self.to_act, self.hands[:], self.dealt, self.out, self.stock_pos,
                 [x[:] for x in self.draw_seen], self.bids[:], self.tricks_taken[:], len(self.tricks),
                 self.current[:], self.broken, len(self.passes), self.discard, self.exchanges[:],
                 self.trick_no, self.leader, self.led, self.win_seat, self.win_trump, self.win_power, self.bid_pos,
                 self.looked[:])
 
     def _restore(self, s: tuple[Any, ...]) -> None:
-        (self.phase, self.to_act, self.hands, self.dealt, self.out, self.stock_pos, self.draw_seen,
+        kind = s[0]
+        if kind is _UNDO_PLAY:
+            # What ``play_fast`` changes: the player's hand, the trick in progress (appended to, or
+            # replaced by a fresh list once full), the trick state, and a finished trick with its count.
+            (_, seat, held, cur, k, self.led, self.win_seat, self.win_power, self.win_trump, self.broken,
+             n_tricks, self.trick_no, self.leader, self.phase) = s
+            self.to_act = seat
+            self.hands[seat] = held
+            del cur[k:]
+            self.current = cur
+            if len(self.tricks) > n_tricks:
+                self.tricks_taken[self.tricks.pop().winner] -= 1
+            return
+        if kind is _UNDO_BID:
+            # What ``_do_bid`` changes, up to the start of the exchanges or of the play.
+            _, self.phase, self.to_act, self.bid_pos, self.bids, self.looked, self.exchanges, self.leader = s
+            return
+        (_, self.phase, self.to_act, self.hands, self.dealt, self.out, self.stock_pos, self.draw_seen,
          self.bids, self.tricks_taken, n_tricks, self.current, self.broken, n_passes, self.discard,
          self.exchanges, self.trick_no, self.leader, self.led, self.win_seat, self.win_trump, self.win_power,
          self.bid_pos, self.looked) = s
