@@ -222,22 +222,30 @@ class Hand:
         self.win_trump = False
         self.win_power = -1
         first = dealer if rules.first_bidder == "dealer" else (dealer + 1) % n
-        self.bid_order = [(first + i) % n for i in range(n)]
+        self.bid_order = [*range(first, n), *range(first)]  # the seats from ``first`` round the table
         self.bid_pos = 0
-        sides = self.context.blind_sides
-        may_blind = (rules.blind_nil or rules.blind_bids) and sides is not None and not self.context.bidless
-        self.blind_ok = [bool(may_blind and sides is not None and sides[lay.side_of[s]]) for s in range(n)]
-        if rules.dealer_discard:
-            self.blind_ok[dealer] = False  # the dealer must look at the cards to discard
-        if n == 2:
-            self.blind_ok = [False, False]  # the draw shows each player every card they take
-        self.looked = [not ok for ok in self.blind_ok]
+        context = self.context
+        sides = context.blind_sides
+        if sides is None or not (rules.blind_nil or rules.blind_bids) or context.bidless or n == 2:
+            # No blind bids this hand (the common case): everyone looks at once. In the two-handed
+            # game the draw shows each player every card they take.
+            self.blind_ok = [False] * n
+            self.looked = [True] * n
+        else:
+            self.blind_ok = [bool(sides[side]) for side in lay.side_of]
+            if rules.dealer_discard:
+                self.blind_ok[dealer] = False  # the dealer must look at the cards to discard
+            self.looked = [not ok for ok in self.blind_ok]
         if n == 2:
             self.phase = Phase.DRAW
             self.to_act = (dealer + 1) % n
         elif rules.dealer_discard:
             self.phase = Phase.DISCARD
             self.to_act = dealer
+        elif not context.bidless and not rules.team_bidding:
+            # ``_start_bidding`` without its hops: nobody is skipped when every seat bids.
+            self.phase = Phase.BID
+            self.to_act = first
         else:
             self._start_bidding()
 
