@@ -50,6 +50,10 @@ _PACK0 = (1 << FACES_PER_PACK) - 1
 _RANKS_OF = tuple(tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
 """For each 13-bit suit window, the ranks present (the rollout's fast pick within a suit)."""
 _JQK_RANKS = (9, 10, 11)
+_FOLLOWERS = {n: tuple(tuple((s + i) % n for i in range(1, n)) for s in range(n)) for n in range(2, 7)}
+"""For a table of n seats, per leader: the seats that follow in a trick, in turn."""
+_tuple_new = tuple.__new__
+"""``Trick(...)`` without the named tuple's Python-level ``__new__`` (tricks are made in the hot path)."""
 _UNDO_PLAY, _UNDO_BID, _UNDO_ALL = "play", "bid", "all"
 """The kinds of undo record: what a play changes, what a bid changes, the whole state."""
 
@@ -551,7 +555,7 @@ class Hand:
             self.to_act = seat + 1 if seat + 1 < n else 0
             return
         w = self.win_seat
-        self.tricks.append(Trick(self.leader, tuple(cur), w))
+        self.tricks.append(_tuple_new(Trick, (self.leader, tuple(cur), w)))
         self.tricks_taken[w] += 1
         self.current = []
         self.trick_no += 1
@@ -567,6 +571,10 @@ class Hand:
         """
         if self.phase is not Phase.PLAY:
             raise IllegalActionError("the hand is not in the play phase")
+        r = self.rules
+        if not r.must_beat and not r.top_trumps and self.layout.n != 6 and r.deck == "standard":
+            self._play_out_natural(rand)
+            return
         lay = self.layout
         n = lay.n
         eff_of = lay.effective_suit
@@ -575,23 +583,17 @@ class Hand:
         hands = self.hands
         taken = self.tricks_taken
         tricks = self.tricks
-        slow = self.rules.must_beat
-        simple = not self.rules.top_trumps and n != 6 and self.rules.deck == "standard"
+        slow = r.must_beat
         last = lay.hand_size
         while self.trick_no < last:
             if slow or self.trick_no == 0 or self.current:
                 # Rules with extra constraints, and a trick already begun: the general path.
-                m = self.legal_play_mask()
-                k = int(rand() * m.bit_count())
-                while k:
-                    m &= m - 1
-                    k -= 1
-                self.play_fast((m & -m).bit_length() - 1)
+                self._play_random_card(rand)
                 continue
             # A whole trick from its lead, inlined.
             seat = leader = self.to_act
             hand = hands[seat]
-            m = hand if self.broken or self.rules.spades_lead == "any_time" else hand & ~lay.spade_mask or hand
+            m = hand if self.broken or r.spades_lead == "any_time" else hand & ~lay.spade_mask or hand
             k = int(rand() * m.bit_count())
             while k:
                 m &= m - 1
@@ -603,29 +605,15 @@ class Hand:
             broken = self.broken or win_trump
             follow_mask = suit_mask[led]
             cards = [(seat, card)]
-            base = 13 * led
             for _ in range(n - 1):
                 seat = seat + 1 if seat + 1 < n else 0
                 hand = hands[seat]
-                if simple:
-                    # Natural suits: a 13-bit window is the suit; a table lists its ranks.
-                    ranks = _RANKS_OF[hand >> base & 8191]
-                    if ranks:
-                        card = base + ranks[int(rand() * len(ranks))]
-                    else:
-                        m = hand
-                        k = int(rand() * m.bit_count())
-                        while k:
-                            m &= m - 1
-                            k -= 1
-                        card = (m & -m).bit_length() - 1
-                else:
-                    m = hand & follow_mask or hand
-                    k = int(rand() * m.bit_count())
-                    while k:
-                        m &= m - 1
-                        k -= 1
-                    card = (m & -m).bit_length() - 1
+                m = hand & follow_mask or hand
+                k = int(rand() * m.bit_count())
+                while k:
+                    m &= m - 1
+                    k -= 1
+                card = (m & -m).bit_length() - 1
                 hands[seat] = hand ^ (1 << card)
                 e = eff_of[card]
                 p = power_of[card]
@@ -637,10 +625,106 @@ class Hand:
                     win_seat, win_power = seat, p
                 cards.append((seat, card))
             self.broken = broken
-            tricks.append(Trick(leader, tuple(cards), win_seat))
+            tricks.append(_tuple_new(Trick, (leader, tuple(cards), win_seat)))
             taken[win_seat] += 1
             self.trick_no += 1
             self.leader = self.to_act = win_seat
+            self.led, self.win_seat, self.win_power, self.win_trump = led, win_seat, win_power, win_trump
+        self.phase = Phase.DONE
+
+    def _play_random_card(self, rand: Callable[[], float]) -> None:
+        # One uniformly random legal card by ``play_fast``: the k-th lowest of the legal mask.
+        m = self.legal_play_mask()
+        k = int(rand() * m.bit_count())
+        while k:
+            m &= m - 1
+            k -= 1
+        self.play_fast((m & -m).bit_length() - 1)
+
+    def _play_out_natural(self, rand: Callable[[], float]) -> None:
+        # ``play_out_random`` for the natural 52-card deck (cards removed or not), four or fewer seats,
+        # no top trumps, no must_beat: card = 13 * suit + rank and spades (suit 3) are trumps. A suit is
+        # then a 13-bit window of a hand and _RANKS_OF lists its ranks, so following suit is one table
+        # lookup, the k-th lowest card of a hand is found a suit at a time (not a bit at a time), and a
+        # card's suit and power are its window and rank (no lookups in the layout's tables). Picks draw
+        # ``rand`` exactly as the general path does, so the results are the same card for card.
+        hands = self.hands
+        tricks = self.tricks
+        taken = self.tricks_taken
+        lay = self.layout
+        n = lay.n
+        last = lay.hand_size
+        r = self.rules
+        while self.current and self.trick_no < last:
+            self._play_random_card(rand)  # finish a trick already begun
+        if self.trick_no == 0 and r.first_lead == "lowest_club":
+            for _ in range(n):
+                self._play_random_card(rand)  # the opening lead is forced: the general path
+        followers = _FOLLOWERS[n]
+        no_spades = ~lay.spade_mask
+        any_time = r.spades_lead == "any_time"
+        broken = self.broken
+        trick_no = self.trick_no
+        seat = self.to_act
+        led = self.led
+        win_seat, win_power, win_trump = self.win_seat, self.win_power, self.win_trump
+        while trick_no < last:
+            leader = seat
+            hand = hands[seat]
+            # The lead: spades only once broken (or by the rules' leave), unless nothing else is held.
+            m = hand if (r.first_lead_spade if trick_no == 0 else broken or any_time) else hand & no_spades or hand
+            k = int(rand() * m.bit_count())
+            base = 0
+            ranks = _RANKS_OF[m & 8191]
+            while k >= len(ranks):
+                k -= len(ranks)
+                base += 13
+                ranks = _RANKS_OF[m >> base & 8191]
+            win_power = ranks[k]
+            card = base + win_power
+            hands[seat] = hand ^ (1 << card)
+            led = base // 13
+            led_spades = win_trump = led == SPADES
+            broken = broken or win_trump
+            win_seat = seat
+            cards = [(seat, card)]
+            for seat in followers[leader]:
+                hand = hands[seat]
+                ranks = _RANKS_OF[hand >> base & 8191]
+                if ranks:
+                    # Following suit: a higher card takes the lead unless the trick was trumped (led
+                    # spades are trumps themselves); spades were broken already if they were led.
+                    rank = ranks[int(rand() * len(ranks))]
+                    card = base + rank
+                    if rank >= win_power and (led_spades or not win_trump):
+                        win_seat, win_power = seat, rank
+                else:
+                    # Void in the led suit: any card, the k-th lowest of the hand. Only a spade can win.
+                    k = int(rand() * hand.bit_count())
+                    b = 0
+                    ranks = _RANKS_OF[hand & 8191]
+                    while k >= len(ranks):
+                        k -= len(ranks)
+                        b += 13
+                        ranks = _RANKS_OF[hand >> b & 8191]
+                    rank = ranks[k]
+                    card = b + rank
+                    if b == 39:  # a spade: it trumps
+                        broken = True
+                        if not win_trump or rank >= win_power:
+                            win_seat, win_power, win_trump = seat, rank, True
+                hands[seat] = hand ^ (1 << card)
+                cards.append((seat, card))
+            tricks.append(_tuple_new(Trick, (leader, tuple(cards), win_seat)))
+            taken[win_seat] += 1
+            trick_no += 1
+            seat = win_seat
+        # Leave every field as ``play_fast`` would have.
+        self.broken = broken
+        self.trick_no = trick_no
+        self.leader = self.to_act = seat
+        self.led, self.win_seat, self.win_power, self.win_trump = led, win_seat, win_power, win_trump
+        self.current = []
         self.phase = Phase.DONE
 
     # ------------------------------------------------------------------ phase steps
