@@ -49,7 +49,7 @@ def test_expert_plays_legally_in_every_preset(preset: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_level_plays_whole_games(preset: str) -> None:
-    game = play_games(preset, ["expert", "normal", "easy", "ismcts"], seed=23, max_hands=6, budget=0.005)
+    game = play_games(preset, ["expert", "normal", "easy", "ismcts"], seed=23, max_hands=3, budget=0.005)
     assert len(game.results) >= 1
 
 

@@ -149,7 +149,8 @@ class ExpertBot(NormalBot):
         rule_card, rule_why = chooser.choose()
         if chooser.firm:
             return Decision(Play(view.seat, rule_card), rule_why)
-        card, stats = pimc_play(view, k, totals, bags, self._deadline(deadline), self.rng, prior=rule_card)
+        card, stats = pimc_play(view, k, totals, bags, self._deadline(deadline), self.rng, prior=rule_card,
+                                min_worlds=2 if self.budget < 0.02 else 8)
         if card == rule_card or stats.worlds == 0 or len(stats.means) == 1:
             why = rule_why
         else:
