@@ -9,7 +9,7 @@ deck size))`` dealt one card at a time from the dealer's left, as the engine dea
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,16 @@ def _faces(cards: Any) -> Counter[str] | None:
     return Counter(c.strip().upper().replace("10", "T") for c in cards)
 
 
+def derive_hand(rules: Rules, dealer: int, commitment: str, seed: str, client_seeds: Sequence[str]) -> Hand:
+    """The hand the engine deals from a revealed seed: its ``dealt`` cards, ``out`` and ``stock``.
+
+    Raises ``FairDealError`` when the seed or commitment is malformed or the seed does not hash to the
+    commitment, and ``IllegalActionError`` when ``dealer`` is not a seat.
+    """
+    perm = verify_deal(commitment, seed, client_seeds, len(rules.layout.deck))
+    return Hand(rules, dealer, deal_order(rules, perm))
+
+
 def check_hand(rules: Rules, index: int, hd: dict[str, Any]) -> HandCheck:
     """Check one hand of a record: commitment, seed, and the deal derived from them."""
     commit = hd.get("commitment")
@@ -52,10 +62,9 @@ def check_hand(rules: Rules, index: int, hd: dict[str, Any]) -> HandCheck:
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < lay.n:
         return HandCheck(index, False, f"dealer must be a seat from 0 to {lay.n - 1}", commit)
     try:
-        perm = verify_deal(commit, seed, clients, len(lay.deck))
+        hand = derive_hand(rules, dealer, commit, seed, clients)
     except SpadesError as e:
         return HandCheck(index, False, str(e), commit)
-    hand = Hand(rules, dealer, deal_order(rules, perm))
     if lay.n == 2:
         expected = [card_text(c) for c in hand.stock]
         got = hd.get("stock")

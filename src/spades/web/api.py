@@ -1,5 +1,5 @@
-"""HTTP endpoints the pages need besides table play: the rule book as data, rule-set checking and the
-score sheet for a physical table.
+"""HTTP endpoints the pages need besides table play: the rule book as data, rule-set checking, the
+score sheet for a physical table, replays and checking a revealed deal.
 
 Scoring goes through ``spades.scorekeeper.ScoreSheet`` (which uses the engine's scoring), so the score
 keeper in the browser has no scoring of its own that could drift from the engine.
@@ -20,12 +20,14 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
-from spades.core.cards import card_text
+from spades.core.cards import card_text, cards_of, face
 from spades.core.errors import SpadesError
 from spades.core.record import parse_bid
 from spades.core.rules import OPTIONS, Rules
 from spades.core.scoring import blind_eligible_sides, score_hand
 from spades.scorekeeper import ScoreSheet, ScoreSheetError
+from spades.shuffle.fair import FairDealError, check_server_seed
+from spades.shuffle.verify import derive_hand
 from spades.variants import PRESETS, load_rules, read_record
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -36,6 +38,9 @@ MAX_HANDS = 400
 
 MAX_BODY = 512 * 1024
 """The largest request body these endpoints read (a long game's record is a few tens of KiB)."""
+
+MAX_CLIENT_SEEDS = 64
+"""The most client seeds one deal to verify may have (a table gives two)."""
 
 
 class LimitedRoute(APIRoute):
@@ -102,6 +107,19 @@ class ScoreRequest(BaseModel):
 
     rules: Any = "standard"
     hands: list[ScoreHand] = Field(default_factory=list, max_length=MAX_HANDS)
+
+
+class VerifyHandRequest(BaseModel):
+    """One hand's revealed deal to check: the rules, the dealer, the commitment published before the deal,
+    the server seed revealed after it and the client seeds (``spades-deal/1``, ``docs/fair-dealing.md``).
+
+    The fields are read loosely here and checked by ``verify_hand``, which names whatever is wrong."""
+
+    rules: Any = "standard"
+    dealer: Any = None
+    commitment: Any = None
+    seed: Any = None
+    client_seeds: Any = Field(default_factory=list)
 
 
 def layout_of(rules: Rules) -> dict[str, Any]:
@@ -296,6 +314,75 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
         "over": game.over,
         "winner": game.winner,
     }
+
+
+def _bad_verify_input(body: VerifyHandRequest) -> tuple[Rules | None, str | None]:
+    """The rules of a verify request, or the reason its input cannot be checked at all."""
+    try:
+        rules = load_rules(body.rules)
+    except SpadesError as e:
+        return None, f"rules: {e}"
+    except (TypeError, ValueError, KeyError, AttributeError) as e:
+        return None, f"rules: these rules cannot be read: {e}"
+    n = rules.layout.n
+    dealer = body.dealer
+    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
+        return None, f"dealer must be a seat number from 0 to {n - 1}, not {dealer!r}"
+    if not isinstance(body.commitment, str):
+        return None, "commitment is missing: give the 64 hex digits published before the deal"
+    try:
+        check_server_seed(body.commitment)  # a commitment has a seed's shape: 64 hex digits
+    except FairDealError:
+        return None, f"commitment {body.commitment[:80]!r} must be exactly 64 hex digits"
+    if not isinstance(body.seed, str):
+        return None, "seed is missing: give the server seed revealed after the hand (64 hex digits)"
+    try:
+        check_server_seed(body.seed)
+    except FairDealError:
+        return None, f"seed {body.seed[:80]!r} must be exactly 64 hex digits"
+    clients = body.client_seeds
+    if not isinstance(clients, list) or not all(isinstance(c, str) for c in clients):
+        return None, "client_seeds must be a list of strings"
+    if len(clients) > MAX_CLIENT_SEEDS:
+        return None, f"client_seeds may hold at most {MAX_CLIENT_SEEDS} seeds"
+    return rules, None
+
+
+def _texts(cards: int) -> list[str]:
+    """A card set's texts in suit and rank order (clubs to spades, two to ace, jokers last)."""
+    return [card_text(c) for c in sorted(cards_of(cards), key=face)]
+
+
+@router.post("/verify/hand", response_model=None)
+def verify_hand(body: VerifyHandRequest) -> dict[str, Any] | Response:
+    """Re-derive one hand's deal from its revealed seed, as ``spades verify`` does for a record.
+
+    The answer has ``ok`` and ``reason`` (whether the seed hashes to the commitment), ``deal`` (each
+    seat's cards as dealt, sorted), ``out`` (cards left out of play), ``stock`` (the two-handed game's
+    stock, top first) and the rules' ``layout``. A seed that does not match its commitment is a verdict
+    (``ok: false``, empty deal); input that cannot be checked at all answers 400 naming what is wrong.
+    """
+    rules, problem = _bad_verify_input(body)
+    if rules is None:
+        return _refuse(400, "bad_request", problem or "this deal cannot be checked")
+    lay = rules.layout
+    try:
+        hand = derive_hand(rules, body.dealer, body.commitment, body.seed, body.client_seeds)
+    except FairDealError as e:
+        return {"ok": False, "reason": str(e), "deal": [[] for _ in range(lay.n)], "out": [],
+                "layout": layout_of(rules)}
+    except SpadesError as e:
+        return _refuse(400, "bad_request", str(e))
+    out: dict[str, Any] = {
+        "ok": True,
+        "reason": "the seed matches the commitment; this is the deal the seeds make",
+        "deal": [_texts(m) for m in hand.dealt],
+        "out": _texts(hand.out),
+        "layout": layout_of(rules),
+    }
+    if lay.n == 2:
+        out["stock"] = [card_text(c) for c in hand.stock]
+    return out
 
 
 class Pages(StaticFiles):

@@ -3,12 +3,12 @@
 // the saved copy otherwise. API calls and the table socket are never cached: scores always come from
 // the server, and the score keeper keeps its own games in localStorage.
 
-const CACHE = "spades-pages-v2";
+const CACHE = "spades-pages-v3";
 const SHELL = [
-  "/", "/index.html", "/score.html", "/rules.html", "/cards.html", "/table.html", "/replay.html",
+  "/", "/index.html", "/score.html", "/rules.html", "/cards.html", "/table.html", "/replay.html", "/verify.html",
   "/css/site.css", "/icons/favicon.svg",
   "/js/common.js", "/js/cards.js", "/js/rulesform.js", "/js/score.js", "/js/rules.js", "/js/home.js",
-  "/js/cards-page.js", "/js/table.js", "/js/replay.js",
+  "/js/cards-page.js", "/js/table.js", "/js/replay.js", "/js/verify.js",
 ];
 
 self.addEventListener("install", (event) => {

@@ -34,6 +34,11 @@ let summaryFor = null;
 let lastSummary = null; // the hand whose summary was shown last (a link to it shows under the trick)
 let layout = null; // {players, sides, ...} of the table's rules, from POST /api/rules/check
 let topTrumps = [];
+// For the "Verify this deal" link, per hand index (from 0, as in `deal` and `reveal` events): who dealt,
+// the viewer's cards as first seen before any exchange, and the revealed seed.
+const dealers = new Map();
+const dealtCards = new Map(); // hand index -> {seat, cards}
+const reveals = new Map(); // hand index -> the reveal event
 
 // ------------------------------------------------------------------ connection
 
@@ -155,6 +160,11 @@ function onEvent(msg) {
     const current = [...(prevView.current || []), [ev.action.seat, ev.action.play]];
     prevView = { ...prevView, current };
     if (current.length === prevView.hand_sizes.length) holdTrick(current, null);
+  } else if (ev.kind === "deal") {
+    dealers.set(ev.hand, ev.dealer);
+  } else if (ev.kind === "reveal") {
+    reveals.set(ev.hand, ev);
+    if (summaryFor === ev.hand) addVerifyLink(ev.hand);
   }
   if (msg.table) table = msg.table;
   if (msg.state) setState(msg.state, false);
@@ -189,6 +199,7 @@ function setState(next, fresh) {
   if (fresh && held) clearHeld();
   if (view) {
     bidsByHand.set(next.hand, view.bids);
+    noteDeal(next.hand - 1, view);
     if (!state || state.hand !== next.hand) selected = new Set();
   }
   if (held && held.winner === null && state && state.view && next.results.length > state.results.length) {
@@ -207,6 +218,50 @@ function setState(next, fresh) {
     seenResults = next.results.length;
     showSummary(next.results.length - 1);
   }
+}
+
+/** Keep who dealt hand `index` and, the first time the viewer's own cards show before anything changed
+ * them (no exchange or discard involving the viewer, no card played), the cards they were dealt. */
+function noteDeal(index, view) {
+  if (!dealers.has(index)) dealers.set(index, view.dealer);
+  if (dealtCards.has(index) || view.seat === null || view.seat === undefined || !view.hand) return;
+  const seat = view.seat;
+  const untouched = ["bid", "exchange", "play", "discard"].includes(view.phase) && view.discard_count === 0
+    && !view.passes.some((p) => p.from === seat || p.to === seat) && view.tricks.length === 0
+    && !view.current.some(([s]) => s === seat);
+  if (untouched) dealtCards.set(index, { seat, cards: [...view.hand] });
+}
+
+/** The verify page's address for hand `index`, its inputs in the fragment; null before the seed is
+ * revealed. */
+function verifyHref(index) {
+  const reveal = reveals.get(index);
+  const dealer = dealers.get(index);
+  if (!reveal || dealer === undefined || !table) return null;
+  const p = new URLSearchParams();
+  p.set("rules", typeof table.rules === "string" ? table.rules : JSON.stringify(table.rules || "standard"));
+  p.set("dealer", String(dealer));
+  p.set("commitment", reveal.commitment);
+  p.set("seed", reveal.seed);
+  p.set("clients", JSON.stringify(reveal.client_seeds || []));
+  const dealt = dealtCards.get(index);
+  if (dealt && n() !== 2) {
+    p.set("seat", String(dealt.seat));
+    p.set("mine", dealt.cards.join(","));
+  } else if (you.seat !== null && you.seat !== undefined) {
+    p.set("seat", String(you.seat));
+  }
+  return `/verify.html#${p.toString()}`;
+}
+
+/** Add the "Verify this deal" link to the summary of hand `index` (once its seed is revealed). */
+function addVerifyLink(index) {
+  const body = $("summary-body");
+  const href = verifyHref(index);
+  if (!href || body.querySelector(".verify-link")) return;
+  body.appendChild(el("p", { class: "verify-link" }, el("a", { href, target: "_blank", rel: "noopener",
+    "data-testid": "verify-link" }, "Verify this deal"), el("span", { class: "hint" },
+    " (the revealed seed deals these cards again)")));
 }
 
 function holdTrick(cards, winner) {
@@ -616,6 +671,7 @@ async function showSummary(index) {
   replaceChildren(body, el("ul", { class: "summary-sides" }, rows));
   $("summary").hidden = false;
   lastSummary = index;
+  addVerifyLink(index);
   if (result.misdeal || !bids) return;
   // Explain the points line by line with the engine's scoring (POST /api/score/hand).
   try {
