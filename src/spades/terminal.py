@@ -122,7 +122,7 @@ def play_terminal(rules: Rules, seat: int, seed: int | None, level: str, console
                     console.print(f"[yellow]{e}[/]")
         elif not hand.is_over:
             bot = bots[hand.to_act]
-            d = bot.decide(view_hand(hand, hand.to_act), tuple(game.totals))
+            d = bot.decide(view_hand(hand, hand.to_act), tuple(game.totals), None, tuple(game.bags))
             game.apply(d.action)
             if isinstance(d.action, Bid):
                 console.print(f"{names[d.action.seat]} bids {d.action.value.text()}")

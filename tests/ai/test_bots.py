@@ -134,6 +134,13 @@ def test_expert_respects_the_deadline() -> None:
     d = build_bot("expert", 1, 10.0).decide(v, (0, 0), t0 + 0.3, (0, 0))
     assert time.monotonic() - t0 < 1.0
     assert isinstance(d.action, Play)
+    # A deadline that is nearly gone still gets a legal answer (the rules of thumb) at once.
+    for hand_now in (hand, _deal(9)):
+        v = view_hand(hand_now, hand_now.to_act)
+        t0 = time.monotonic()
+        d = build_bot("expert", 1, 10.0).decide(v, (0, 0), t0 + 0.04, (0, 0))
+        assert time.monotonic() - t0 < 0.5
+        assert d.action in v.legal
 
 
 def test_sampled_deals_respect_what_the_seat_knows() -> None:

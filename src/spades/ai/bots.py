@@ -139,6 +139,10 @@ class ExpertBot(NormalBot):
         # Keep a margin for the caller before a hard deadline.
         return min(own, deadline - 0.02)
 
+    @staticmethod
+    def _hard(deadline: float | None) -> float | None:
+        return None if deadline is None else deadline - 0.05
+
     def play(self, view: HandView, totals: tuple[int, ...], bags: tuple[int, ...],
              deadline: float | None) -> Decision:
         """The card with the best expected score over sampled deals."""
@@ -150,7 +154,7 @@ class ExpertBot(NormalBot):
         if chooser.firm:
             return Decision(Play(view.seat, rule_card), rule_why)
         card, stats = pimc_play(view, k, totals, bags, self._deadline(deadline), self.rng, prior=rule_card,
-                                min_worlds=2 if self.budget < 0.02 else 8)
+                                min_worlds=2 if self.budget < 0.02 else 8, hard_deadline=self._hard(deadline))
         if card == rule_card or stats.worlds == 0 or len(stats.means) == 1:
             why = rule_why
         else:
@@ -173,7 +177,9 @@ class ExpertBot(NormalBot):
         rule_action, rule_why = choose_bid(view, totals, bags)
         k = Knowledge.from_view(view)
         best, _, nil_rate, worlds = pimc_bid(view, k, totals, bags, self._deadline(deadline, 2.0), self.rng,
-                                             numbers_only=True)
+                                             numbers_only=True, hard_deadline=self._hard(deadline))
+        if worlds == 0:
+            return Decision(rule_action, rule_why)
         rule_nil = isinstance(rule_action, Bid) and rule_action.value.is_nil
         if rule_nil and nil_rate >= 0.5:
             return Decision(rule_action, f"{rule_why} (it survived {nil_rate:.0%} of {worlds} simulated deals)")

@@ -89,12 +89,13 @@ class SearchStats:
 
 def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[int], deadline: float,
               rng: random.Random, prior: int | None = None, max_worlds: int = 400, min_worlds: int = 8,
-              margin: float = 2.0) -> tuple[int, SearchStats]:
+              margin: float = 2.0, hard_deadline: float | None = None) -> tuple[int, SearchStats]:
     """The expert's card: the best mean utility over deals sampled until ``deadline``.
 
     With a ``prior`` (the rule-based choice) the search keeps it unless another card beats it, deal
     by deal, by more than ``margin`` points and two standard errors of the paired difference: the
     rules of thumb are right far more often than a few dozen noisy deals can show otherwise.
+    At least ``min_worlds`` deals are searched unless the caller's ``hard_deadline`` comes first.
     """
     assert v.seat is not None
     legal = 0
@@ -115,7 +116,8 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
     dsum = dict.fromkeys(cands, 0.0)
     dsq = dict.fromkeys(cands, 0.0)
     while stats.worlds < max_worlds:
-        if stats.worlds >= min_worlds and time.monotonic() >= deadline:
+        now = time.monotonic()
+        if (stats.worlds >= min_worlds and now >= deadline) or (hard_deadline is not None and now >= hard_deadline):
             break
         deal = k.sample(rng, bids_weight=v)
         base = hand_from_view(v, world_hands(v, k, deal))
@@ -135,6 +137,8 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
             break
     n = max(1, stats.worlds)
     stats.means = {c: sums[c] / n for c in cands}
+    if stats.worlds == 0:
+        return (prior if prior is not None else cands[0]), stats
     if prior is None:
         return max(cands, key=lambda c: (stats.means[c], -c)), stats
     best = prior
@@ -158,8 +162,8 @@ def _settled(dsum: dict[int, float], dsq: dict[int, float], n: int, margin: floa
 
 
 def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[int], deadline: float,
-             rng: random.Random, max_worlds: int = 160,
-             numbers_only: bool = False) -> tuple[BidValue, float, float, int]:
+             rng: random.Random, max_worlds: int = 160, numbers_only: bool = False,
+             hard_deadline: float | None = None) -> tuple[BidValue, float, float, int]:
     """The expert's bid by simulation: (best bid, its expected utility, nil success rate, deals).
 
     ``numbers_only``: choose among number bids (the nil success rate is still measured)."""
@@ -178,6 +182,8 @@ def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[in
     worlds = 0
     nil_made = 0
     while worlds < max_worlds and (worlds < 6 or time.monotonic() < deadline):
+        if hard_deadline is not None and time.monotonic() >= hard_deadline:
+            break
         deal = k.sample(rng, bids_weight=v)
         hands = world_hands(v, k, deal)
         provisional: list[BidValue | None] = list(v.bids)
