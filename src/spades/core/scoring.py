@@ -91,43 +91,52 @@ def score_hand(
         raise ValueError("score_hand needs one trick count per seat and one bag count per side")
     out: list[SideScore] = []
     for side_index, seats in enumerate(lay.sides):
-        taken = sum(tricks[s] for s in seats)
         if bids is None:
+            taken = sum(tricks[s] for s in seats)
             pts = 10 * taken
             out.append(SideScore(pts, 0, bags_before[side_index], taken, 0, None,
                                  (ScoreLine(f"{taken} tricks at 10, no bids this hand", pts),)))
             continue
-        side_bids = [(s, bids[s]) for s in seats]
-        out.append(_score_side(rules, side_bids, tricks, bags_before[side_index], taken))
+        out.append(_score_side(rules, seats, bids, tricks, bags_before[side_index]))
     return tuple(out)
 
 
-def _score_side(rules: Rules, side_bids: list[tuple[int, BidValue | None]], tricks: Sequence[int],
-                bags: int, taken: int) -> SideScore:
+def _score_side(rules: Rules, seats: Sequence[int], bids: Sequence[BidValue | None], tricks: Sequence[int],
+                bags: int) -> SideScore:
+    # One pass over the side's seats gathers what the rules below need (search scores hands by the
+    # thousand, so no list is built per question); nil lines come first, in seat order.
     lines: list[ScoreLine] = []
-    nil_seats = [s for s, b in side_bids if b is not None and b.is_nil]
-    bidders = [(s, b) for s, b in side_bids if b is not None and not b.is_nil]
-    for s in nil_seats:
-        bid = side_bids[[x for x, _ in side_bids].index(s)][1]
-        assert bid is not None
-        value = rules.blind_nil_points if bid.blind else rules.nil_points
-        name = "blind nil" if bid.blind else "nil"
-        if tricks[s] == 0:
-            lines.append(ScoreLine(f"{name} made (seat {s})", value))
-        else:
-            n = tricks[s]
-            lines.append(ScoreLine(f"{name} failed (seat {s} took {n} trick{'s' if n != 1 else ''})", -value))
-    contract = sum(b.tricks for _, b in bidders)
-    blind_part = sum(b.tricks for _, b in bidders if b.blind)
     partner_counts = rules.failed_nil_tricks == "count_for_partner"
-    # Team bidding: the partner who gave no bid (None) still plays for the side's total.
-    toward = sum(tricks[s] for s, b in side_bids if b is None or not b.is_nil)
-    toward += sum(tricks[s] for s in nil_seats) if partner_counts else 0
-    nil_tricks = 0 if partner_counts else sum(tricks[s] for s in nil_seats)
+    taken = contract = blind_part = toward = nil_tricks = 0
+    has_bidder = has_nil = False
+    for s in seats:
+        bid = bids[s]
+        n = tricks[s]
+        taken += n
+        if bid is None:
+            toward += n  # team bidding: the partner who gave no bid still plays for the side's total
+        elif bid.tricks:
+            has_bidder = True
+            contract += bid.tricks
+            if bid.blind:
+                blind_part += bid.tricks
+            toward += n
+        else:
+            has_nil = True
+            value = rules.blind_nil_points if bid.blind else rules.nil_points
+            name = "blind nil" if bid.blind else "nil"
+            if n == 0:
+                lines.append(ScoreLine(f"{name} made (seat {s})", value))
+            else:
+                lines.append(ScoreLine(f"{name} failed (seat {s} took {n} trick{'s' if n != 1 else ''})", -value))
+            if partner_counts:
+                toward += n
+            else:
+                nil_tricks += n
     made: bool | None = None
     over = 0
     all_tricks = rules.layout.hand_size
-    if bidders:
+    if has_bidder:
         blind = " blind" if blind_part else ""
         if rules.boston and contract == all_tricks:
             value = 400 if blind_part else 200
@@ -152,14 +161,19 @@ def _score_side(rules: Rules, side_bids: list[tuple[int, BidValue | None]], tric
                     loss = 10 * short * (2 if blind_part else 1)
                     lines.append(ScoreLine(f"set: {short} short of {contract}{blind}", -loss))
     else:
-        made = True if nil_seats else None  # an all-nil side's contract of 0 counts as made
+        made = True if has_nil else None  # an all-nil side's contract of 0 counts as made
     # seed 000: a nil bidder's tricks never count toward the contract, but are bags when it is made.
     if made and nil_tricks:
         over += nil_tricks
-    _, bags_after, bag_lines = apply_bags(rules, bags, over)
-    lines.extend(bag_lines)
+    bags_after = bags
+    if over > 0:  # (``apply_bags`` adds nothing for no over-tricks)
+        _, bags_after, bag_lines = apply_bags(rules, bags, over)
+        lines.extend(bag_lines)
+    points = 0
+    for line in lines:
+        points += line.points
     return SideScore(
-        points=sum(ln.points for ln in lines),
+        points=points,
         bags=over if rules.bags in ("penalty", "count_only") else 0,
         bags_total=bags_after,
         tricks=taken,
