@@ -105,7 +105,6 @@ def play_game(rules: Rules, a_level: str, b_level: str, a_even: bool, seed: int,
             a_pts: list[int] = []
             b_pts: list[int] = []
             for i, sc in enumerate(res.sides):
-                lv = a_level if i in a_sides else b_level
                 st = stats["A" if i in a_sides else "B"]
                 (a_pts if i in a_sides else b_pts).append(sc.points)
                 st.side_hands += 1
@@ -114,7 +113,6 @@ def play_game(rules: Rules, a_level: str, b_level: str, a_even: bool, seed: int,
                 if sc.made is not None and sc.contract > 0:
                     st.contracts += 1
                     st.made += bool(sc.made)
-                _ = lv
             for side_stats in stats.values():
                 side_stats.hands += 1
             if res.bids is not None:

@@ -110,7 +110,6 @@ class EasyBot(NormalBot):
         hand = 0
         for c in view.hand:
             hand |= 1 << c
-        lay = view.rules.layout
         est = estimate_tricks(view.rules, hand) + self.rng.uniform(-0.8, 0.8)
         nil = [a for a in bids if a.value.is_nil and not a.value.blind]
         if nil and est < 0.8:
@@ -118,7 +117,6 @@ class EasyBot(NormalBot):
         numbers = [a for a in bids if not a.value.is_nil and not a.value.blind] or bids
         want = max(1, round(est))
         pick = min(numbers, key=lambda a: (abs(a.value.tricks - want), a.value.tricks))
-        _ = lay
         return Decision(pick, f"about {want} tricks")
 
 

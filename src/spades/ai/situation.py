@@ -74,8 +74,6 @@ class Situation:
         need = WANT_ALL if bidless else contract - side_toward(rules, bids, tricks, seats)
         my_nil = nil_alive(bids, tricks, seat)
         partner_nil = partner is not None and nil_alive(bids, tricks, partner)
-        if my_nil and partner is not None and not partner_nil:
-            pass
         opp_nils = tuple(s for s in range(lay.n) if lay.side_of[s] != side and nil_alive(bids, tricks, s))
         opp_need = tuple((i, side_contract(bids, ss) - side_toward(rules, bids, tricks, ss))
                          for i, ss in enumerate(lay.sides) if i != side and side_contract(bids, ss) > 0)
