@@ -17,10 +17,13 @@ def random_hand(rules: Rules, rng: random.Random) -> Hand:
     lay = rules.layout
     perm = list(range(len(lay.deck)))
     rng.shuffle(perm)
-    hand = Hand(rules, rng.randrange(lay.n), deal_order(rules, perm))
+    # Uniform picks by ``int(random() * k)``, as the OpenSpiel driver picks its actions (``randrange`` and
+    # ``randint`` cost a Python call chain each).
+    rand = rng.random
+    hand = Hand(rules, int(rand() * lay.n), deal_order(rules, perm))
     for _ in range(lay.n):
-        hand.apply_unchecked(Bid(hand.to_act, BidValue(rng.randint(1, 4))))
-    hand.play_out_random(rng.random)
+        hand.apply_unchecked(Bid(hand.to_act, BidValue(1 + int(rand() * 4))))
+    hand.play_out_random(rand)
     score_hand(rules, hand.bids, hand.tricks_taken, [0] * lay.sides_count)
     return hand
 

@@ -998,4 +998,4 @@ def deal_order(rules: Rules, permutation: Sequence[int]) -> list[int]:
     deck = rules.layout.deck
     if sorted(permutation) != list(range(len(deck))):
         raise IllegalActionError(f"a deal needs a permutation of 0..{len(deck) - 1}")
-    return [deck[i] for i in permutation]
+    return list(map(deck.__getitem__, permutation))  # (the comprehension's loop, in C)
