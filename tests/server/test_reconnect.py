@@ -12,11 +12,13 @@ from .test_play import choose
 RULES = {"preset": "standard", "target": 100}
 
 
-def chat_lines(s: Sock, count: int, tag: str) -> None:
-    """Send chat lines, each acknowledged."""
-    for i in range(count):
-        s.send({"type": "chat", "text": f"{tag} {i}", "id": f"{tag}-{i}"})
-        s.until(lambda m, i=i: m["type"] == "ack" and m.get("id") == f"{tag}-{i}")
+def chat_lines(s: Sock, count: int, tag: str, batch: int = 200) -> None:
+    """Send chat lines in acknowledged batches."""
+    for start in range(0, count, batch):
+        last = min(count, start + batch) - 1
+        for i in range(start, last + 1):
+            s.send({"type": "chat", "text": f"{tag} {i}", "id": f"{tag}-{i}"})
+        s.until(lambda m, last=last: m["type"] == "ack" and m.get("id") == f"{tag}-{last}")
 
 
 def fresh_state(p: Player, tid: str) -> dict[str, Any]:
