@@ -34,8 +34,8 @@ def enter_hand(page: Any, bids: list[Any], tricks: list[int]) -> None:
         page.fill(f"#tricks-{seat}", str(took))
     before = page.locator("#sheet-body tr[data-hand]").count()
     page.click("#add-hand")
-    page.wait_for_function(f"document.querySelectorAll('#sheet-body tr[data-hand]').length > {before}"
-                           " || document.getElementById('hand-title').textContent.startsWith('Hand')")
+    # A new hand adds a row; its totals come from the server a moment later (see totals()).
+    page.wait_for_function(f"document.querySelectorAll('#sheet-body tr[data-hand]').length > {before}")
 
 
 def totals(page: Any) -> list[str]:
@@ -75,7 +75,9 @@ def test_seed_worked_hands_edit_undo_and_reload(page: Any, live_server: LiveServ
     page.click("#add-hand")
     page.wait_for_function("document.querySelector('[data-testid=total-1]').textContent === '-160'")
     enter_hand(page, *HAND_2)
+    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '107'")
     enter_hand(page, *HAND_3)
+    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '50'")
     assert totals(page)[0] == "50"
     assert hand_totals(page, 0) == ["53", "107", "50"]
     assert page.text_content("#totals [data-side='0'] .bags") == "0 bags"

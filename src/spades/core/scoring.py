@@ -9,23 +9,21 @@ same code as the engine.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from spades.core.actions import BidValue
 from spades.core.rules import Rules
 
 
-@dataclass(frozen=True)
-class ScoreLine:
+class ScoreLine(NamedTuple):
     """One line of a side's score for a hand, e.g. ``("contract of 5 made", 50)``."""
 
     text: str
     points: int
 
 
-@dataclass(frozen=True)
-class SideScore:
-    """A side's result for one hand."""
+class SideScore(NamedTuple):
+    """A side's result for one hand. (Named tuples: scoring runs in search, where they are cheap.)"""
 
     points: int
     """Points this hand, bag penalties included."""
