@@ -254,3 +254,17 @@ def test_account_register_log_out_and_in(page: Any, game_server: LiveServer) -> 
     page.fill("#login-pass", "a good long password")
     page.click("#login-form button")
     page.wait_for_function(f"document.getElementById('me-summary').textContent.includes('Signed in as {user}')")
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_hint_button_shows_the_computers_suggestion(page: Any, game_server: LiveServer) -> None:
+    start_game(page, game_server)
+    page.wait_for_selector("#action-buttons [data-bid]")
+    page.click("#hint-button")
+    page.wait_for_selector("#hint-text:not([hidden])")
+    text = page.text_content("#hint-text")
+    assert text.startswith("Hint: bid ") and "(" in text, text
+    # The suggestion is one of the bids offered.
+    offered = page.eval_on_selector_all("#action-buttons [data-bid]", "els => els.map(e => e.dataset.bid)")
+    assert text.split()[2] in offered
+    screenshot(page, "table-hint-phone")

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from spades.ai.base import LEVELS, Bot, make_bot
+from spades.ai.base import LEVELS, Bot, Decision, make_bot
 from spades.core.actions import Action
 from spades.core.errors import SpadesError
 from spades.core.record import record_of
-from spades.core.view import view_hand
+from spades.core.view import HandView, action_to_dict, view_hand
 from spades.server.protocol import PROTOCOL_VERSION, ProtocolError, client_id_of, parse_action, project_event
 from spades.server.table import Seat, TableState
 from spades.storage.base import DuplicateError, EventRow, GameSeat, PlayerRow, Storage
@@ -33,6 +33,8 @@ from spades.storage.base import DuplicateError, EventRow, GameSeat, PlayerRow, S
 log = logging.getLogger("spades.server")
 T = TypeVar("T")
 
+HINT_LEVEL = "normal"
+"""The level that answers a player's hint: knowledge-based, so it answers in milliseconds."""
 OUTBOX_LIMIT = 2000
 """Messages queued for one connection before it is considered stuck and closed."""
 
@@ -283,7 +285,7 @@ class Hub:
         if not conn.attached:
             raise ProtocolError("hello_first", "send hello first")
         handler = {"action": self._action, "sit": self._sit, "stand": self._stand, "fill": self._fill,
-                   "chat": self._chat}.get(kind)
+                   "chat": self._chat, "hint": self._hint}.get(kind)
         if handler is None:
             raise ProtocolError("unknown_type", f"unknown message type {kind[:30]!r}")
         if conn.player is None:
@@ -462,7 +464,10 @@ class Hub:
             if t2 is not None:
                 self.schedule(t2)
 
-    async def _decide(self, t: TableState, seat: int, level: str) -> Action:
+    async def _think(self, t: TableState, seat: int, level: str) -> tuple[HandView, Decision | None]:
+        """Ask a bot of ``level`` for ``seat``'s move, in a worker thread, by its deadline.
+
+        Returns the view it decided on and its decision (``None`` when it failed or was late)."""
         view = view_hand(t.game.hand, seat)
         if level not in LEVELS:
             level = default_level()
@@ -472,15 +477,37 @@ class Hub:
             bot = self.bots[key] = make_bot(level, secrets.randbits(32))
         deadline = time.monotonic() + self.bot_think
         loop = asyncio.get_running_loop()
+        decide = partial(bot.decide, view, tuple(t.game.totals), deadline, bags=tuple(t.game.bags))
         try:
-            fut = loop.run_in_executor(self.bot_pool, bot.decide, view, tuple(t.game.totals), deadline)
-            decision = await asyncio.wait_for(fut, self.bot_think + 1.0)
+            decision = await asyncio.wait_for(loop.run_in_executor(self.bot_pool, decide), self.bot_think + 1.0)
             if decision.action in view.legal:
-                return decision.action
-            log.warning("bot %s chose an illegal action; taking the first legal one", level)
+                return view, decision
+            log.warning("bot %s chose an illegal action", level)
         except (TimeoutError, SpadesError, ValueError):
-            log.warning("bot %s did not decide in time; taking the first legal one", level)
-        return view.legal[0]
+            log.warning("bot %s did not decide in time", level)
+        return view, None
+
+    async def _decide(self, t: TableState, seat: int, level: str) -> Action:
+        view, decision = await self._think(t, seat, level)
+        return decision.action if decision is not None else view.legal[0]
+
+    async def _hint(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
+        """The computer's suggestion for the asking player's own move, with its reason (changes nothing)."""
+        cid = client_id_of(msg, required=False)
+        async with self.locks[conn.table_id]:
+            t = await self._load(conn.table_id)
+            seat = t.seat_of(player.id) if t is not None else None
+            if t is None or seat is None:
+                raise ProtocolError("not_seated", "a hint is for a seated player's own move")
+            if t.game.over or not t.game.hands or t.game.hand.is_over or t.game.hand.to_act != seat:
+                raise ProtocolError("not_your_turn", "there is nothing to suggest: it is not your turn")
+            _, decision = await self._think(t, seat, HINT_LEVEL)
+        if decision is None:
+            raise ProtocolError("no_hint", "the computer could not decide in time; try again")
+        reply: dict[str, Any] = {"type": "hint", "action": action_to_dict(decision.action), "reason": decision.reason}
+        if cid is not None:
+            reply["id"] = cid
+        conn.send(reply)
 
     # ------------------------------------------------------------------ the end of a game
 

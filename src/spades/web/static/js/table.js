@@ -27,6 +27,7 @@ let held = null; // a finished trick kept on show: {cards, winner, until}
 let heldTimer = null;
 let turnInfo = { seat: null, left: null, at: 0 };
 let clientCounter = 0;
+let hint = null; // the computer's suggestion for the current turn: {seq, text}
 const bidsByHand = new Map(); // hand number -> the bids seen in that hand (for the summary)
 let prevView = null;
 let seenResults = null;
@@ -138,6 +139,9 @@ function onMessage(msg) {
       break;
     case "ack":
       if (pending && pending.msg.id === msg.id) pending = null;
+      break;
+    case "hint":
+      showHint(msg);
       break;
     default:
       break; // pong: nothing to show
@@ -383,6 +387,7 @@ function render() {
   renderTrick();
   keepFocus($("seating"), renderSeating);
   keepFocus($("actions"), renderActions);
+  renderHint();
   keepFocus($("my-hand"), renderHand);
   renderPad();
   renderChat();
@@ -485,6 +490,25 @@ function actionLabel(a) {
   return JSON.stringify(a);
 }
 
+/** Show the computer's suggestion for this turn (the server's "hint" answer), as text only. */
+function showHint(msg) {
+  const a = msg.action || {};
+  let what = "";
+  if ("play" in a) what = `play ${a.play}`;
+  else if ("bid" in a) what = `bid ${a.bid}`;
+  else if ("pass" in a) what = `pass ${a.pass.join(" ")}`;
+  else if ("discard" in a) what = `discard ${a.discard.join(" ")}`;
+  else what = actionLabel(a).toLowerCase();
+  hint = { seq: lastSeq, text: `Hint: ${what} (${msg.reason})` };
+}
+
+function renderHint() {
+  const p = $("hint-text");
+  const live = hint && hint.seq === lastSeq;
+  p.hidden = !live;
+  p.textContent = live ? hint.text : "";
+}
+
 function renderActions() {
   const view = state && state.view;
   const acts = legal();
@@ -530,6 +554,9 @@ function renderActions() {
     if (acts.some((a) => "play" in a)) {
       text = view.current.length ? "Your turn: follow suit if you can." : "Your lead.";
     }
+    buttons.push(el("button", { type: "button", id: "hint-button", "data-key": "hint",
+      title: "The computer's suggestion, with its reason", onclick: () => send({ type: "hint", id: clientId() }) },
+      "Hint"));
   }
   prompt.textContent = text;
   const extra = view && view.top_card && acts.some((a) => "draw" in a)

@@ -1,0 +1,28 @@
+"""Hints: the computer's suggestion for a seated player's own move, with its reason; it changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .harness import Player, seat_four, seat_to_act
+from .test_bad_inputs import assert_unchanged, error_for
+
+RULES = {"preset": "standard", "target": 100}
+
+
+def test_hint_suggests_a_legal_move_and_changes_nothing(player: Callable[[], Player]) -> None:
+    tid, ps, socks = seat_four(player, RULES)
+    first = seat_to_act(socks)
+    s = socks[first]
+    seq = s.seq
+    s.send({"type": "hint", "id": "h1"})
+    m = s.until(lambda x: x["type"] in ("hint", "error", "event"))
+    assert m["type"] == "hint" and m["id"] == "h1", m
+    legal = s.state["view"]["legal"]
+    assert {"seat": first, **{k: v for k, v in m["action"].items() if k != "seat"}} in legal
+    assert isinstance(m["reason"], str) and m["reason"]
+    assert_unchanged(ps[first], tid, seq)
+    # Not your turn: an error with a reason, and nothing changes.
+    other = socks[(first + 1) % 4]
+    assert error_for(other, {"type": "hint"})["code"] == "not_your_turn"
+    assert_unchanged(ps[first], tid, seq)
