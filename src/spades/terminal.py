@@ -13,7 +13,7 @@ from collections.abc import Callable
 from rich.console import Console
 
 from spades.ai import make_bot
-from spades.core.actions import Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
 from spades.core.cards import card_name, card_text, parse_face
 from spades.core.errors import SpadesError
 from spades.core.game import Game, seeded_shuffler
@@ -65,6 +65,8 @@ def parse_command(text: str, v: HandView) -> Action:
             return Look(seat)
         if t in ("misdeal", "m"):
             return Misdeal(seat)
+        if t in ("accept", "a"):
+            return Accept(seat)
         return Bid(seat, parse_bid(int(t) if t.isdigit() else t))
     if v.phase in (Phase.EXCHANGE, Phase.DISCARD):
         faces = [parse_face(x) for x in t.replace(",", " ").split()]
@@ -185,6 +187,8 @@ def show(console: Console, v: HandView, names: list[str]) -> None:
                 options.append("look")
             elif isinstance(a, Misdeal):
                 options.append("misdeal")
+            elif isinstance(a, Accept):
+                options.append("accept (let partner's total stand)")
         console.print("Bid: " + ", ".join(options))
     elif v.phase is Phase.PLAY:
         console.print("Play a card (e.g. " + card_text(min(legal_faces)) + "); dimmed cards may not be played")

@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 from spades.core import (
+    Accept,
     Bid,
     Discard,
     Game,
@@ -47,6 +48,9 @@ def choose(rng: random.Random, legal: list[Any], *, misdeal_p: float = 0.2, blin
         if blinds:
             return rng.choice(blinds)
         bids = [a for a in legal if isinstance(a, Bid)]
+        accepts = [a for a in legal if isinstance(a, Accept)]
+        if accepts and rng.random() >= nil_p:
+            return accepts[0]  # team bidding: let the partner's total stand
         nils = [a for a in bids if a.value.tricks == 0]
         if nils and (rng.random() < nil_p or len(nils) == len(bids)):
             return nils[0]
@@ -125,6 +129,11 @@ def oracle_bids(hand: Hand) -> set[str]:
     p_bid = hand.bids[partner] if partner is not None else None
     spades = sum(1 for c in cards_of(hand.hands[seat]) if eff_suit(r, c) == "S")
     blind = not hand.looked[seat]
+    if r.team_bidding and p_bid is not None and not p_bid.is_nil:
+        # rules.md: after the side's total "either may still bid nil" (or leave the bid to the partner).
+        if blind:
+            return {"blind nil"} if r.blind_nil else set()
+        return {"bid nil"}
     values = list(range(0, size + 1))
     if r.forced_bids == "mirror":
         values = [spades]
@@ -401,6 +410,8 @@ def legal_texts(hand: Hand, seat: int | None = None) -> set[str]:
             out.add("look")
         elif isinstance(a, Misdeal):
             out.add("misdeal")
+        elif isinstance(a, Accept):
+            out.add("accept")
         else:
             out.add(repr(a))
     return out

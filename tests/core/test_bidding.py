@@ -16,6 +16,7 @@ import pytest
 
 from spades.core import (
     BLIND_NIL,
+    Accept,
     Bid,
     BidValue,
     Discard,
@@ -218,17 +219,27 @@ class TestSideBids:
 
 
 class TestTeamBidding:
-    def test_a_total_silences_the_partner(self) -> None:
+    def test_after_a_total_the_partner_may_still_bid_nil_or_let_it_stand(self) -> None:
+        """rules.md: "give one side total ...; either may still bid nil"."""
         hand = make_hand(load_rules({"team_bidding": True}), DEAL_A)
         bid_round(hand, [7, 4])
+        assert hand.to_act == 2 and legal_texts(hand) == {"bid nil", "accept"}
+        hand.apply(Accept(2))
+        assert hand.to_act == 3 and legal_texts(hand) == {"bid nil", "accept"}
+        bid_round(hand, ["nil"])
         assert hand.phase is Phase.PLAY
-        assert hand.bids == [BidValue(7), BidValue(4), None, None]
+        assert hand.bids == [BidValue(7), BidValue(4), None, BidValue(0)]
+        assert view_hand(hand, 2).hand is not None
+        plain = make_hand(load_rules("standard"), DEAL_A)
+        with pytest.raises(IllegalActionError, match="leave the bid"):
+            plain.apply(Accept(plain.to_act))
 
     def test_a_nil_lets_the_partner_bid(self) -> None:
         hand = make_hand(load_rules({"team_bidding": True}), DEAL_A)
         bid_round(hand, ["nil", 4])
         assert hand.to_act == 2 and legal_texts(hand) == {"bid nil"} | numbers(1, 13)
         bid_round(hand, [5])
+        hand.apply(Accept(3))  # seat 1 gave its side's total
         assert hand.phase is Phase.PLAY
 
     def test_min_side_bid_holds_the_total(self) -> None:
@@ -244,8 +255,12 @@ class TestTeamBidding:
         hand = make_hand(load_rules({"team_bidding": True}), DEAL_A, context=BLIND_ALL)
         hand.apply(Look(0))
         hand.apply(Bid(0, BidValue(5)))
-        assert view_hand(hand, 2).hand is not None and not view_hand(hand, 2).may_bid_blind
         hand.apply(Bid(1, BLIND_NIL))
+        # The partner of a total may still bid blind nil before looking, or let the total stand.
+        assert view_hand(hand, 2).hand is None and view_hand(hand, 2).may_bid_blind
+        assert legal_texts(hand) == {"blind nil", "look", "accept"}
+        hand.apply(Accept(2))
+        assert view_hand(hand, 2).hand is not None and not view_hand(hand, 2).may_bid_blind
         assert view_hand(hand, 3).hand is None and view_hand(hand, 3).may_bid_blind
         hand.apply(Look(3))
         hand.apply(Bid(3, BidValue(4)))
@@ -260,6 +275,8 @@ class TestTeamBidding:
         rules = load_rules({"team_bidding": True})
         hand = make_hand(rules, DEAL_A)
         bid_round(hand, [1, 1])
+        hand.apply(Accept(2))
+        hand.apply(Accept(3))
         from spades.core import score_hand
 
         sides = score_hand(rules, hand.bids, [0, 3, 3, 7], [0, 0])

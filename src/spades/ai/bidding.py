@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from spades.ai.knowledge import tables
-from spades.core.actions import Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass
+from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass
 from spades.core.cards import SPADES, cards_of
 from spades.core.rules import Rules
 from spades.core.view import HandView
@@ -140,6 +140,11 @@ def choose_bid(v: HandView, totals: Sequence[int], bags: Sequence[int], nil_p: f
     safety = nil_safety(rules, hand) if nil_p is None else nil_p
     partner = lay.partner[me]
     p_bid = v.bids[partner] if partner is not None else None
+    if any(isinstance(a, Accept) for a in v.legal):
+        # Team bidding: partner gave our side's total. Add a nil only with a hand that ducks everything.
+        if options and safety >= 0.75 and est < 1.0:
+            return Bid(me, options[0]), "our total stands, and my hand can duck every trick: nil"
+        return Accept(me), "let partner's total for our side stand"
     nil_allowed = any(b.is_nil and not b.blind for b in options)
     numbers = [b for b in options if not b.is_nil and not b.blind]
     if rules.forced_bids == "mirror" or (len(options) == 1):

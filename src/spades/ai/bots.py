@@ -24,7 +24,7 @@ from spades.ai.knowledge import Knowledge
 from spades.ai.play import PlayChooser, easy_play
 from spades.ai.search import ismcts_play, pimc_bid, pimc_play
 from spades.ai.situation import Situation
-from spades.core.actions import Bid, BidValue, Look, Play
+from spades.core.actions import Accept, Bid, BidValue, Look, Play
 from spades.core.cards import card_name
 from spades.core.hand import Phase
 from spades.core.view import HandView
@@ -114,6 +114,9 @@ class EasyBot(NormalBot):
         nil = [a for a in bids if a.value.is_nil and not a.value.blind]
         if nil and est < 0.8:
             return Decision(nil[0], "bid nil: a poor hand")
+        accept = [a for a in view.legal if isinstance(a, Accept)]
+        if accept:
+            return Decision(accept[0], "let partner's total for our side stand")
         numbers = [a for a in bids if not a.value.is_nil and not a.value.blind] or bids
         want = max(1, round(est))
         pick = min(numbers, key=lambda a: (abs(a.value.tricks - want), a.value.tricks))

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from spades.ai.bidding import estimate_tricks
 from spades.ai.knowledge import Knowledge
 from spades.ai.rollout import Rollout
-from spades.core.actions import Bid, BidValue, Play
+from spades.core.actions import Accept, Bid, BidValue, Play
 from spades.core.cards import FACES_PER_PACK, cards_of
 from spades.core.hand import Hand, Phase
 from spades.core.view import HandView, hand_from_view
@@ -229,9 +229,14 @@ def _bid_world(v: HandView, hands: list[int], bids: list[BidValue | None]) -> Ha
     """A guessed deal with the rest of the bidding done as ``bids`` says (the engine then starts the
     exchanges or the play)."""
     h = hand_from_view(v, hands)
+    team = v.rules.team_bidding
     while h.phase is Phase.BID:
         s = h.to_act
-        h.apply_unchecked(Bid(s, bids[s] or BidValue(1)))
+        b = bids[s]
+        if team and (b is None or not b.is_nil) and Accept(s) in h.legal_actions():
+            h.apply_unchecked(Accept(s))  # partner's team total stands
+        else:
+            h.apply_unchecked(Bid(s, b or BidValue(1)))
     return h
 
 

@@ -9,6 +9,7 @@ The public API, re-exported here: cards (``parse_face``, ``card_text``), the rul
 from spades.core.actions import (
     BLIND_NIL,
     NIL,
+    Accept,
     Action,
     Bid,
     BidValue,
@@ -29,7 +30,7 @@ from spades.core.scoring import ScoreLine, SideScore, apply_bags, score_hand
 from spades.core.view import GameView, HandView, action_to_dict, hand_from_view, view, view_game, view_hand
 
 __all__ = [
-    "BLIND_NIL", "NIL", "OPTIONS", "Action", "Bid", "BidValue", "Card", "CardError", "CardSet", "Discard",
+    "BLIND_NIL", "NIL", "OPTIONS", "Accept", "Action", "Bid", "BidValue", "Card", "CardError", "CardSet", "Discard",
     "Draw", "Game", "GameView", "Hand", "HandContext", "HandResult", "HandView", "IllegalActionError",
     "Layout", "Look", "Misdeal", "Pass", "Phase", "Play", "RecordError", "Rules", "RulesError", "ScoreLine",
     "SideScore", "SpadesError", "Trick", "action_to_dict", "apply_bags", "card_name", "card_text",

@@ -1,6 +1,6 @@
 """Actions: everything a seat can do in a hand, as small frozen values.
 
-``Action`` is the union of ``Bid``, ``Look``, ``Pass``, ``Discard``, ``Misdeal``, ``Draw`` and
+``Action`` is the union of ``Bid``, ``Look``, ``Accept``, ``Pass``, ``Discard``, ``Misdeal``, ``Draw`` and
 ``Play``. Each names the acting ``seat``. Cards are card numbers (see ``spades.core.cards``);
 card sets in ``Pass`` and ``Discard`` are tuples, sorted on construction, so equal actions compare
 equal.
@@ -63,6 +63,19 @@ class Look:
     def describe(self) -> str:
         """The action in a player's words."""
         return f"seat {self.seat} looks at their cards"
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    """Team bidding: leave the side's total to the partner who gave it, without a nil of one's own.
+
+    Records leave it out: the next seat's action implies it."""
+
+    seat: int
+
+    def describe(self) -> str:
+        """The action in a player's words."""
+        return f"seat {self.seat} leaves the side's bid to their partner"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,5 +144,5 @@ class Play:
         return f"seat {self.seat} plays the {card_name(self.card)}"
 
 
-Action = Bid | Look | Pass | Discard | Misdeal | Draw | Play
+Action = Bid | Look | Accept | Pass | Discard | Misdeal | Draw | Play
 """Any action of a hand."""

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 from spades.core.actions import (
     BLIND_NIL,
     NIL,
+    Accept,
     Action,
     Bid,
     BidValue,
@@ -246,8 +247,8 @@ class Hand:
         elif rules.dealer_discard:
             self.phase = Phase.DISCARD
             self.to_act = dealer
-        elif not context.bidless and not rules.team_bidding:
-            # ``_start_bidding`` without its hops: nobody is skipped when every seat bids.
+        elif not context.bidless:
+            # ``_start_bidding`` without its hop.
             self.phase = Phase.BID
             self.to_act = first
         else:
@@ -317,8 +318,8 @@ class Hand:
     def legal_actions(self, seat: int | None = None) -> list[Action]:
         """Every legal action of ``seat`` (default: the seat to act), in a fixed order.
 
-        Bidding: misdeal, blind nil, blind bids upward, look, nil, bids upward. Exchanges and
-        discards: card combinations in card-number order. Play: cards in card-number order (one of
+        Bidding: misdeal, blind nil, blind bids upward, look, nil, bids upward, accept (team bidding).
+        Exchanges and discards: card combinations in card-number order. Play: cards in card-number order (one of
         two identical cards). A seat that is not to act can only call a misdeal, when allowed.
         """
         if seat is None:
@@ -338,6 +339,8 @@ class Hand:
             if not self.looked[seat]:
                 blinds = len(out)
                 out.insert(blinds, Look(seat))
+            if self._partner_gave_total(seat):
+                out.append(Accept(seat))
             return out
         if ph is Phase.EXCHANGE:
             _, _, k = self.exchanges[0]
@@ -412,7 +415,10 @@ class Hand:
         last_of_side = partner is None or partner_first
         p_tricks = p_bid.tricks if p_bid is not None else 0
         if r.team_bidding and partner_first and p_bid is not None and not p_bid.is_nil:
-            return []  # partner gave the side's total (this seat is skipped)
+            # rules.md: the partner gave the side's total; "either may still bid nil" (or ``Accept``).
+            if blind_now:
+                return [BLIND_NIL] if r.blind_nil else []
+            return [NIL]
         lo, hi = 1, top
         nil_ok = True
         if r.max_side_bid is not None:
@@ -453,6 +459,14 @@ class Hand:
             out.append(NIL)
         out.extend(BidValue(k) for k in numbers)
         return out
+
+    def _partner_gave_total(self, seat: int) -> bool:
+        # Team bidding: the partner spoke first and gave the side's total (not a nil).
+        if not self.rules.team_bidding:
+            return False
+        partner = self.layout.partner[seat]
+        p_bid = self.bids[partner] if partner is not None else None
+        return p_bid is not None and not p_bid.is_nil
 
     def _may_call_misdeal(self, seat: int) -> bool:
         if not self.rules.misdeal or self.phase is not Phase.BID or self.bids[seat] is not None:
@@ -503,6 +517,9 @@ class Hand:
         self.actions.append(action)
         if isinstance(action, Look):
             self.looked[action.seat] = True
+        elif isinstance(action, Accept):
+            self.looked[action.seat] = True
+            self._next_bidder()
         elif isinstance(action, Pass):
             self._do_pass(action.seat, action.cards)
         elif isinstance(action, Discard):
@@ -736,38 +753,18 @@ class Hand:
         self.phase = Phase.BID
         self.bid_pos = 0
         self.to_act = self.bid_order[0]
-        self._skip_silent_bidders()
-
-    def _skip_silent_bidders(self) -> None:
-        # Team bidding: once one partner gave the side's total, the other does not bid.
-        while self.bid_pos < self.n and not self._legal_bids_exist(self.bid_order[self.bid_pos]):
-            self.bid_pos += 1
-        if self.bid_pos >= self.n:
-            self._start_exchanges()
-        else:
-            self.to_act = self.bid_order[self.bid_pos]
-
-    def _legal_bids_exist(self, seat: int) -> bool:
-        if not self.rules.team_bidding:
-            return True
-        partner = self.layout.partner[seat]
-        p_bid = self.bids[partner] if partner is not None else None
-        return p_bid is None or p_bid.is_nil
 
     def _do_bid(self, seat: int, value: BidValue) -> None:
         self.bids[seat] = value
+        self._next_bidder()
+
+    def _next_bidder(self) -> None:
+        # Every seat speaks once, in order (with team bidding a partner may answer a total with Accept).
         self.bid_pos += 1
-        if not self.rules.team_bidding:
-            # The common case, without the method hops: every seat bids once, in order.
-            if self.bid_pos < self.layout.n:
-                self.to_act = self.bid_order[self.bid_pos]
-            else:
-                self._start_exchanges()
-            return
-        partner = self.layout.partner[seat]
-        if value.tricks and partner is not None:
-            self.looked[partner] = True  # the side's total is given: the partner will not bid, and looks
-        self._skip_silent_bidders()
+        if self.bid_pos < self.layout.n:
+            self.to_act = self.bid_order[self.bid_pos]
+        else:
+            self._start_exchanges()
 
     def _start_exchanges(self) -> None:
         r = self.rules
@@ -839,7 +836,7 @@ class Hand:
     # ------------------------------------------------------------------ checking
 
     def _check(self, action: Action) -> None:
-        if not isinstance(action, Bid | Look | Pass | Discard | Misdeal | Draw | Play):
+        if not isinstance(action, Bid | Look | Accept | Pass | Discard | Misdeal | Draw | Play):
             raise IllegalActionError(f"{action!r} is not an action")
         seat = action.seat
         if not isinstance(seat, int) or not 0 <= seat < self.n:
@@ -854,14 +851,14 @@ class Hand:
             raise IllegalActionError(f"{action.describe()}: it is seat {self.to_act}'s turn to "
                                      f"{self._phase_verb()}")
         ph = self.phase
-        want: dict[Phase, tuple[type, ...]] = {Phase.PLAY: (Play,), Phase.BID: (Bid, Look),
+        want: dict[Phase, tuple[type, ...]] = {Phase.PLAY: (Play,), Phase.BID: (Bid, Look, Accept),
                                                Phase.EXCHANGE: (Pass,), Phase.DISCARD: (Discard,),
                                                Phase.DRAW: (Draw,)}
         if not isinstance(action, want[ph]):
             raise IllegalActionError(f"{action.describe()}: now is the time to {self._phase_verb()}")
         if isinstance(action, Play):
             self._check_play(action)
-        elif isinstance(action, Bid | Look):
+        elif isinstance(action, Bid | Look | Accept):
             if action not in self.legal_actions(seat):
                 raise IllegalActionError(f"{action.describe()}: {self._why_bid(action)}")
         elif isinstance(action, Pass | Discard):
@@ -911,11 +908,15 @@ class Hand:
         raise IllegalActionError(f"{action.describe()}: spades are not broken yet; you may lead a spade "
                                  "only when you hold nothing but spades")
 
-    def _why_bid(self, action: Bid | Look) -> str:
+    def _why_bid(self, action: Bid | Look | Accept) -> str:
         seat = action.seat
         r = self.rules
         if isinstance(action, Look):
             return "you can already see your cards"
+        if isinstance(action, Accept):
+            return "only a partner answering a side's total (team bidding) may leave the bid to it"
+        if self._partner_gave_total(seat):
+            return "your partner gave the side's total: you may bid nil or leave the bid to them"
         v = action.value
         if not isinstance(v, BidValue) or not isinstance(v.tricks, int):
             return "that is not a bid"

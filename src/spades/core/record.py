@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from spades.core.actions import Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
 from spades.core.cards import FACES_PER_PACK, card_text, parse_face
 from spades.core.errors import CardError, IllegalActionError, RecordError, SpadesError
 from spades.core.game import Game
@@ -78,7 +78,11 @@ def game_from_record(data: dict[str, Any], load_rules: RulesLoader) -> Game:
                 raise RecordError("the hand is already over", hi, ai)
             try:
                 action = _parse_action(ad, hand)
-                # Records leave out the look that a number bid (or a misdeal call) implies.
+                # Records leave out the accept of a partner who let a team total stand: the next actor implies it.
+                if (hand.phase is Phase.BID and action.seat != hand.to_act
+                        and Accept(hand.to_act) in hand.legal_actions()):
+                    game.apply(Accept(hand.to_act))
+                # ... and the look that a number bid (or a misdeal call) implies.
                 if ((isinstance(action, Misdeal) or (isinstance(action, Bid) and not action.value.blind))
                         and not hand.looked[action.seat] and action.seat == hand.to_act
                         and hand.phase is Phase.BID):
@@ -234,7 +238,7 @@ def record_of(game: Game, rules_spec: Any, players: Sequence[str] | None = None,
                 hd["deal"] = [_dealt_texts(hand, s) for s in range(hand.n)]
                 if hand.rules.dealer_discard == 0 and hand.out:
                     hd["out"] = [card_text(c) for c in sorted(_bits(hand.out), key=lambda c: (c % FACES_PER_PACK, c))]
-        hd["actions"] = [action_to_dict(a) for a in hand.actions if not isinstance(a, Look)]
+        hd["actions"] = [action_to_dict(a) for a in hand.actions if not isinstance(a, Look | Accept)]
         hands.append(hd)
     out["hands"] = hands
     return out

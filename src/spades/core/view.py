@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from spades.core.actions import Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
 from spades.core.cards import FACES_PER_PACK, card_text, cards_of
 from spades.core.game import Game, HandResult
 from spades.core.hand import Hand, HandContext, Phase, Trick
@@ -177,6 +177,8 @@ def action_to_dict(action: Action) -> dict[str, Any]:
         return {"seat": action.seat, "draw": "keep" if action.keep else "discard"}
     if isinstance(action, Look):
         return {"seat": action.seat, "look": True}
+    if isinstance(action, Accept):
+        return {"seat": action.seat, "accept": True}
     raise TypeError(f"not an action: {action!r}")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from spades.core.actions import Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
 from spades.core.cards import FACES_PER_PACK, card_text, parse_face
 from spades.core.errors import CardError, IllegalActionError, SpadesError
 from spades.core.hand import Hand
@@ -89,11 +89,12 @@ def client_id_of(msg: dict[str, Any], required: bool) -> str | None:
     return cid
 
 
-ACTION_KEYS = ("bid", "pass", "discard", "misdeal", "draw", "play", "look")
+ACTION_KEYS = ("bid", "pass", "discard", "misdeal", "draw", "play", "look", "accept")
 
 
 def parse_action(data: Any, seat: int, hand: Hand) -> Action:
-    """A client's action for its own ``seat``, in the record's shape plus ``{"look": true}``.
+    """A client's action for its own ``seat``, in the record's shape plus ``{"look": true}`` and
+    ``{"accept": true}``.
 
     A ``seat`` key, when present, must be the sender's own seat. Card texts name cards; the engine's
     checked ``apply`` decides legality afterwards."""
@@ -127,6 +128,10 @@ def parse_action(data: Any, seat: int, hand: Hand) -> Action:
             if value is not True:
                 raise ProtocolError("malformed", "\"look\" must be true")
             return Look(seat)
+        if kind == "accept":
+            if value is not True:
+                raise ProtocolError("malformed", "\"accept\" must be true")
+            return Accept(seat)
         if value not in ("keep", "discard"):
             raise ProtocolError("malformed", "\"draw\" must be \"keep\" or \"discard\"")
         return Draw(seat, value == "keep")
@@ -164,6 +169,8 @@ def encode_action(action: Action) -> dict[str, Any]:
                 "cards": list(action.cards)}
     if isinstance(action, Look):
         return {"a": "look", "seat": action.seat}
+    if isinstance(action, Accept):
+        return {"a": "accept", "seat": action.seat}
     if isinstance(action, Misdeal):
         return {"a": "misdeal", "seat": action.seat}
     return {"a": "draw", "seat": action.seat, "keep": action.keep}
@@ -184,6 +191,8 @@ def decode_action(d: dict[str, Any]) -> Action:
         return Discard(seat, tuple(d["cards"]))
     if a == "look":
         return Look(seat)
+    if a == "accept":
+        return Accept(seat)
     if a == "misdeal":
         return Misdeal(seat)
     if a == "draw":

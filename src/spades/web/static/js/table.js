@@ -485,6 +485,7 @@ function renderSeating() {
 function actionLabel(a) {
   if ("bid" in a) return String(a.bid);
   if ("look" in a) return "Look at my cards";
+  if ("accept" in a) return "Let partner's total stand";
   if ("misdeal" in a) return "Call a misdeal";
   if ("draw" in a) return a.draw === "keep" ? "Keep it" : "Discard it, take the next";
   return JSON.stringify(a);
@@ -525,7 +526,7 @@ function renderActions() {
     const bids = acts.filter((a) => "bid" in a);
     const passes = acts.filter((a) => "pass" in a);
     const discards = acts.filter((a) => "discard" in a);
-    const others = acts.filter((a) => "look" in a || "misdeal" in a || "draw" in a);
+    const others = acts.filter((a) => "look" in a || "accept" in a || "misdeal" in a || "draw" in a);
     if (bids.length) {
       const blindOnly = view.hand === null;
       text = blindOnly ? "You may bid blind before looking at your cards." : "Your bid: how many tricks will you take?";
