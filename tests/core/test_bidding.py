@@ -471,3 +471,24 @@ def test_legal_actions_come_in_the_documented_order() -> None:
     after = hand.legal_actions()
     assert after[0] == Misdeal(0) and after[1] == Bid(0, BidValue(0))
     assert [a.value.tricks for a in after[2:]] == list(range(1, 14))
+
+
+def test_a_record_omits_every_accept_and_replays() -> None:
+    """Both partners of team totals let them stand: the record has two bids, then the play."""
+    from spades.core import record_of
+    from spades.variants import read_record
+
+    rules = load_rules({"team_bidding": True})
+    game = Game(rules, first_dealer=0, shuffler=seeded_shuffler(4))
+    if Look(1) in game.legal_actions():
+        game.apply(Look(1))
+    game.apply(Bid(1, BidValue(5)))
+    game.apply(Bid(2, BidValue(6)))
+    game.apply(Accept(3))
+    game.apply(Accept(0))
+    assert game.hand.phase is Phase.PLAY
+    game.apply(game.legal_actions()[0])
+    rec = record_of(game, {"preset": "standard", "team_bidding": True})
+    assert [list(a)[1] for a in rec["hands"][0]["actions"]] == ["bid", "bid", "play"]
+    again = read_record(rec)
+    assert again.hand.bids == game.hand.bids and again.hand.current == game.hand.current

@@ -33,7 +33,8 @@ class SpyBot(RandomBot):
 
     level = "spy"
 
-    def decide(self, view: HandView, totals: tuple[int, ...], deadline: float | None = None) -> Decision:
+    def decide(self, view: HandView, totals: tuple[int, ...], deadline: float | None = None,
+               bags: tuple[int, ...] | None = None) -> Decision:
         SPY_VIEWS.append(view.to_dict())
         legal = [a for a in view.legal if not isinstance(a, Misdeal)]
         looks = [a for a in legal if isinstance(a, Look)]

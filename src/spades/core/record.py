@@ -79,7 +79,7 @@ def game_from_record(data: dict[str, Any], load_rules: RulesLoader) -> Game:
             try:
                 action = _parse_action(ad, hand)
                 # Records leave out the accept of a partner who let a team total stand: the next actor implies it.
-                if (hand.phase is Phase.BID and action.seat != hand.to_act
+                while (hand.phase is Phase.BID and action.seat != hand.to_act
                         and Accept(hand.to_act) in hand.legal_actions()):
                     game.apply(Accept(hand.to_act))
                 # ... and the look that a number bid (or a misdeal call) implies.
