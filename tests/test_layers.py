@@ -13,7 +13,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "spades"
 ALLOWED = {
     "core": {"core"},
     "variants": {"core", "variants"},
-    "ai": {"core", "variants", "ai"},
+    "ai": {"core", "variants", "ai", "cliutil"},  # cliutil: ai/cli.py's commands share the CLI helpers
     "shuffle": {"core", "shuffle"},
     "scorekeeper": {"core", "scorekeeper"},
 }

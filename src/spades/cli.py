@@ -9,18 +9,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from spades.cliutil import fail, read_json_file, rules_from_cli
 from spades.core.errors import RecordError, SpadesError
 from spades.core.game import Game
 from spades.core.record import game_from_record
 from spades.core.rules import OPTIONS, Rules
 from spades.scorekeeper import ScoreSheet
-from spades.variants import PRESETS, load_rules, parse_overrides, rules_spec
+from spades.variants import PRESETS, load_rules
 
 app = typer.Typer(help="Spades: every house rule, computer players, fair dealing.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -28,57 +29,6 @@ bench_app = typer.Typer(help="Performance figures as a table or --json.", no_arg
 app.add_typer(bench_app, name="bench")
 
 out = Console(highlight=False)
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print one line to stderr and exit."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
-def read_json_file(path: Path) -> Any:
-    """Read a JSON file, or fail with one line naming the problem."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    except UnicodeDecodeError:
-        fail(f"{path} is not a UTF-8 text file")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        fail(f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}")
-    except RecursionError:
-        fail(f"{path} is not usable JSON: it is nested too deeply")
-    except ValueError as e:  # e.g. a number with more digits than Python converts
-        fail(f"{path} is not usable JSON: {e}")
-
-
-def rules_from_cli(preset: str | None, sets: list[str] | None, base: Any = None) -> tuple[Rules, Any]:
-    """The rule set of ``--rules`` and ``--set`` (over ``base``, a record's rules, when given)."""
-    try:
-        overrides = parse_overrides(sets or [])
-        if preset is not None:
-            spec: Any = preset
-            if preset.strip().startswith("{"):
-                spec = json.loads(preset)
-        else:
-            spec = base if base is not None else "standard"
-        if isinstance(spec, str):
-            spec = {"preset": spec}
-        if not isinstance(spec, dict):
-            raise SpadesError(f"rules must be a preset name or an object, not {spec!r}")
-        spec = {**spec, **overrides}
-        rules = load_rules(spec)
-    except json.JSONDecodeError as e:
-        fail(f"--rules is not valid JSON: {e.msg}")
-    except SpadesError as e:
-        fail(str(e))
-    except (RecursionError, ValueError) as e:  # JSON nested too deeply, numbers too long
-        fail(f"--rules is not usable JSON: {e}")
-    name = spec.get("preset", "standard")
-    extra = {k: v for k, v in spec.items() if k != "preset"}
-    return rules, rules_spec(name, extra)
 
 
 RulesOpt = Annotated[

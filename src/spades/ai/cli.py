@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -23,55 +23,19 @@ from rich.table import Table
 from spades.ai.arena import decision_times, run_arena
 from spades.ai.base import LEVELS
 from spades.ai.suggest import suggest, suggestion_json
+from spades.cliutil import fail, read_json_file, rules_from_cli
 from spades.core.errors import RecordError, SpadesError
-from spades.core.rules import Rules
 from spades.core.view import action_to_dict
-from spades.variants import load_rules, parse_overrides, read_record
+from spades.variants import read_record
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
 LevelOpt = Annotated[str, typer.Option("--level", help="random, easy, normal or expert")]
 BudgetOpt = Annotated[float | None, typer.Option("--budget", help="seconds a card for the searching levels")]
 
 
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        _fail(f"cannot read {path}: {e.strerror}")
-    except UnicodeDecodeError:
-        _fail(f"{path} is not a UTF-8 text file")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        _fail(f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}")
-
-
-def _rules(spec: str | None, sets: list[str] | None) -> Rules:
-    try:
-        overrides = parse_overrides(sets or [])
-        base: Any = "standard" if spec is None else spec
-        if isinstance(base, str) and base.strip().startswith("{"):
-            base = json.loads(base)
-        if isinstance(base, str):
-            base = {"preset": base}
-        if not isinstance(base, dict):
-            raise SpadesError(f"rules must be a preset name or an object, not {base!r}")
-        return load_rules({**base, **overrides})
-    except json.JSONDecodeError as e:
-        _fail(f"--rules is not valid JSON: {e.msg}")
-    except SpadesError as e:
-        _fail(str(e))
-    raise AssertionError("unreachable")
-
-
 def _check_level(level: str) -> None:
     if level not in LEVELS:
-        _fail(f"unknown level {level!r}; the levels are: {', '.join(LEVELS)}")
+        fail(f"unknown level {level!r}; the levels are: {', '.join(LEVELS)}")
 
 
 @contextmanager
@@ -98,16 +62,16 @@ def suggest_cmd(
 ) -> None:
     """The computer's choice for the seat to act at the end of a game record, with a reason."""
     _check_level(level)
-    data = _read_json(file)
+    data = read_json_file(file)
     if not isinstance(data, dict):
-        _fail(f"{file} is not a game record: a record is a JSON object")
+        fail(f"{file} is not a game record: a record is a JSON object")
     try:
         game = read_record(data)
         seat, decision = suggest(game, level, seed, budget)
     except RecordError as e:
-        _fail(f"{file}: {e}")
+        fail(f"{file}: {e}")
     except SpadesError as e:
-        _fail(str(e))
+        fail(str(e))
     if as_json:
         typer.echo(json.dumps(suggestion_json(seat, decision, level)))
         return
@@ -130,8 +94,8 @@ def arena_cmd(
     _check_level(a)
     _check_level(b)
     if deals < 1:
-        _fail("--deals must be at least 1")
-    r = _rules(rules, sets)
+        fail("--deals must be at least 1")
+    r, _ = rules_from_cli(rules, sets)
     show = not as_json or sys.stderr.isatty()
     with _progress(show, f"{a} vs {b}") as update:
         result = run_arena(r, a, b, deals, seed=seed, budget=budget, progress=update)
@@ -164,8 +128,8 @@ def bench_bots_cmd(
     for lv in names:
         _check_level(lv)
     if hands < 1:
-        _fail("--hands must be at least 1")
-    r = _rules(rules, None)
+        fail("--hands must be at least 1")
+    r, _ = rules_from_cli(rules, None)
     figures: list[dict[str, Any]] = []
     show = not as_json or sys.stderr.isatty()
     for lv in names:
