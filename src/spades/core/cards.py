@@ -132,3 +132,15 @@ def count(cards: CardSet) -> int:
 def set_text(cards: CardSet) -> list[str]:
     """The texts of a set's cards, lowest card number first."""
     return [card_text(c) for c in iter_cards(cards)]
+
+
+def held_copy(face_number: int, held: CardSet) -> int:
+    """The card with this face in ``held``: the first pack's copy when both are held (six-handed).
+
+    When neither copy is held, the first pack's card, which the engine's checked ``apply`` then refuses
+    as not held. Records and client messages name faces; this turns a face into a held card."""
+    for copy in range(2):
+        c = face_number + FACES_PER_PACK * copy
+        if held >> c & 1:
+            return c
+    return face_number

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import FACES_PER_PACK, card_text, parse_face
+from spades.core.cards import FACES_PER_PACK, card_text, held_copy, parse_face
 from spades.core.errors import CardError, IllegalActionError, RecordError, SpadesError
 from spades.core.game import Game
 from spades.core.hand import Hand, Phase
@@ -172,12 +172,12 @@ def _parse_action(ad: Any, hand: Hand) -> Action:
     if kind == "bid":
         return Bid(seat, parse_bid(value))
     if kind == "play":
-        return Play(seat, _held_card(parse_face(value), held))
+        return Play(seat, held_copy(parse_face(value), held))
     if kind in ("pass", "discard"):
         cards = _cards(value, kind)
         picked: list[int] = []
         for f in cards:
-            c = _held_card(f, held & ~sum(1 << x for x in picked))
+            c = held_copy(f, held & ~sum(1 << x for x in picked))
             picked.append(c)
         return Pass(seat, tuple(picked)) if kind == "pass" else Discard(seat, tuple(picked))
     if kind == "misdeal":
@@ -187,16 +187,6 @@ def _parse_action(ad: Any, hand: Hand) -> Action:
     if value not in ("keep", "discard"):
         raise IllegalActionError(f"draw must be 'keep' or 'discard', not {value!r}")
     return Draw(seat, value == "keep")
-
-
-def _held_card(f: int, held: int) -> int:
-    # A face names the held copy (the first pack's when both are held); else pack 0's card, which the
-    # engine then refuses as not held.
-    for k in range(2):
-        c = f + FACES_PER_PACK * k
-        if held >> c & 1:
-            return c
-    return f
 
 
 def parse_bid(value: Any) -> BidValue:

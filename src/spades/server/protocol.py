@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import FACES_PER_PACK, card_text, parse_face
+from spades.core.cards import card_text, held_copy, parse_face
 from spades.core.errors import CardError, IllegalActionError, SpadesError
 from spades.core.hand import Hand
 from spades.core.record import parse_bid
@@ -112,13 +112,13 @@ def parse_action(data: Any, seat: int, hand: Hand) -> Action:
         if kind == "bid":
             return Bid(seat, parse_bid(value))
         if kind == "play":
-            return Play(seat, _held(_face(value), hand.hands[seat], ()))
+            return Play(seat, held_copy(_face(value), hand.hands[seat]))
         if kind in ("pass", "discard"):
             if not isinstance(value, list) or len(value) > 8:
                 raise ProtocolError("malformed", f"\"{kind}\" must be a list of cards")
             picked: list[int] = []
             for v in value:
-                picked.append(_held(_face(v), hand.hands[seat], picked))
+                picked.append(held_copy(_face(v), hand.hands[seat] & ~sum(1 << c for c in picked)))
             return Pass(seat, tuple(picked)) if kind == "pass" else Discard(seat, tuple(picked))
         if kind == "misdeal":
             if value is not True:
@@ -143,16 +143,6 @@ def _face(value: Any) -> int:
     if not isinstance(value, str) or len(value) > 4:
         raise CardError(f"{str(value)[:20]!r} is not a card")
     return parse_face(value)
-
-
-def _held(face: int, held: int, taken: Any) -> int:
-    # Of two identical cards (six-handed), the held copy not already picked; else pack 0's, which the
-    # engine then refuses as not held.
-    for k in range(2):
-        c = face + FACES_PER_PACK * k
-        if held >> c & 1 and c not in taken:
-            return c
-    return face
 
 
 # ---------------------------------------------------------------------- actions in the log
