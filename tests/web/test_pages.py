@@ -95,3 +95,18 @@ def test_replay_steps_through_a_record(page: Any, live_server: LiveServer, tmp_p
     assert page.locator(".replay-seat svg").count() == 0
     assert "contract" in page.text_content("#replay-score") or "nil" in page.text_content("#replay-score")
     screenshot(page, "replay-phone")
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_home_buttons_wait_for_their_handlers(page: Any, game_server: LiveServer) -> None:
+    # While the page still loads the levels, a click on "Play now" or "Create the table" would submit the
+    # form natively and just reload the home page; both buttons stay disabled until they can act.
+    held: list[Any] = []
+    page.route("**/api/levels", lambda route: held.append(route))
+    page.goto(f"{game_server.url}/")
+    page.wait_for_function("document.getElementById('online') && !document.getElementById('online').hidden")
+    assert page.is_disabled("#play-now") and page.is_disabled("#create-table")
+    assert held, "the page asked for the levels"
+    held[0].continue_()
+    page.wait_for_selector("#play-now:not([disabled])")
+    page.wait_for_selector("#create-table:not([disabled])")

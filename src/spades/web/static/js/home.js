@@ -123,6 +123,7 @@ async function startOnline(me) {
       $("play-now").disabled = false;
     }
   });
+  $("play-now").disabled = false;  // only now does a click reach the handler (a native submit would reload the page)
 
   const form = new RulesForm({
     catalogue, select: $("create-preset"), grid: $("create-grid"), status: $("create-status"),
