@@ -100,3 +100,13 @@ game_players = Table(
     UniqueConstraint("table_id", "seat", name="uq_game_players_seat"),
 )
 Index("ix_game_players_player", game_players.c.player_id, game_players.c.finished_at)
+
+table_leases = Table(
+    "table_leases", metadata,
+    Column("table_id", String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True),
+    Column("owner", String(64), nullable=False),
+    Column("epoch", Integer, nullable=False),
+    Column("expires_at", Float, nullable=False),
+)
+"""Which server process owns a live table (several processes on PostgreSQL, ``spades.storage.lease``):
+``epoch`` grows with every new owner and fences the log against a stalled former one."""

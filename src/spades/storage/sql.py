@@ -181,17 +181,9 @@ class SqlStorage:
         """Append events (and their chat lines) in one transaction."""
         if not rows:
             return
-        now = time.time()
-        values = [{"table_id": table_id, "seq": r.seq, "kind": r.kind, "data": json.dumps(r.data),
-                   "player_id": r.player_id, "client_id": r.client_id, "created_at": r.created_at or now}
-                  for r in rows]
-        chats = [{"table_id": table_id, "seq": r.seq, "player_id": r.player_id, "name": r.data["name"],
-                  "text": r.data["text"], "created_at": r.created_at or now} for r in rows if r.kind == "chat"]
         try:
             with self.engine.begin() as c:
-                c.execute(insert(s.events), values)
-                if chats:
-                    c.execute(insert(s.chat), chats)
+                write_events(c, table_id, rows)
         except IntegrityError:
             raise DuplicateError(f"event {rows[0].seq} of table {table_id} or its client id is already stored") \
                 from None
@@ -266,6 +258,19 @@ class SqlStorage:
                                  .where(s.events.c.table_id == table_id)).scalar_one())
 
 
+def write_events(c: Connection, table_id: str, rows: list[EventRow]) -> None:
+    """Insert events and their chat lines on an open transaction (``IntegrityError`` on a used number)."""
+    now = time.time()
+    values = [{"table_id": table_id, "seq": r.seq, "kind": r.kind, "data": json.dumps(r.data),
+               "player_id": r.player_id, "client_id": r.client_id, "created_at": r.created_at or now}
+              for r in rows]
+    chats = [{"table_id": table_id, "seq": r.seq, "player_id": r.player_id, "name": r.data["name"],
+              "text": r.data["text"], "created_at": r.created_at or now} for r in rows if r.kind == "chat"]
+    c.execute(insert(s.events), values)
+    if chats:
+        c.execute(insert(s.chat), chats)
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
@@ -284,4 +289,5 @@ def _table(row: Row[Any]) -> TableRow:
                     row.created_by, row.created_at, row.status)
 
 
-__all__ = ["Connection", "SqlStorage", "default_database_url", "migrate", "normalize_url", "open_storage"]
+__all__ = ["Connection", "SqlStorage", "default_database_url", "migrate", "normalize_url", "open_storage",
+           "write_events"]
