@@ -64,6 +64,37 @@ def card_text(card: int) -> str:
     return RANKS[f % 13] + SUITS[f // 13]
 
 
+SECOND_PACK_MARK = "*"
+"""Written after a card's text to say it comes from the second pack (six-handed game): ``AS*``."""
+
+
+def card_code(card: int) -> str:
+    """The card's text with its pack: ``AS`` for the first pack, ``AS*`` for the second (the six-handed
+    game's two decks). What the server sends to clients, so a table can draw which pack a card is from."""
+    text = card_text(card)
+    return text + SECOND_PACK_MARK if card >= FACES_PER_PACK else text
+
+
+def parse_card_code(text: object) -> tuple[int, int | None]:
+    """A card's text, with or without the second-pack mark, as ``(face, copy)``: ``copy`` is 1 for
+    ``AS*`` and ``None`` for ``AS`` (an unmarked text names a face, either pack's).
+
+    Raises ``CardError`` quoting the input when it is not a card."""
+    if isinstance(text, str) and text.strip().endswith(SECOND_PACK_MARK):
+        return parse_face(text.strip()[:-1]), 1
+    return parse_face(text), None
+
+
+def code_card(text: object, held: CardSet) -> int:
+    """The held card a client's text names: ``AS*`` the second pack's ace of spades exactly, ``AS`` the
+    first pack's copy when both are held (``held_copy``). A card not held comes back as named, for the
+    engine's checked ``apply`` to refuse."""
+    f, copy = parse_card_code(text)
+    if copy is None:
+        return held_copy(f, held)
+    return f + FACES_PER_PACK * copy
+
+
 def card_name(card: int) -> str:
     """The card in words for players: ``ace of spades``, ``big joker``."""
     f = card % FACES_PER_PACK

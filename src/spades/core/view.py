@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import FACES_PER_PACK, card_text, cards_of
+from spades.core.cards import FACES_PER_PACK, card_code, card_text, cards_of
 from spades.core.game import Game, HandResult
 from spades.core.hand import Hand, HandContext, Phase, Trick
 from spades.core.rules import Rules
@@ -58,9 +58,10 @@ class HandView:
     """The viewer's legal actions now (empty for spectators)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form with card texts (what a client receives)."""
+        """A JSON-ready form with card texts (what a client receives). Cards of the six-handed game's
+        second pack carry the mark: ``AS*`` (``card_code``)."""
         def cards(cs: tuple[int, ...] | None) -> list[str] | None:
-            return None if cs is None else [card_text(c) for c in cs]
+            return None if cs is None else [card_code(c) for c in cs]
         return {
             "seat": self.seat,
             "dealer": self.dealer,
@@ -70,19 +71,19 @@ class HandView:
             "hand_sizes": list(self.hand_sizes),
             "bids": [None if b is None else b.text() for b in self.bids],
             "tricks_taken": list(self.tricks_taken),
-            "tricks": [{"leader": t.leader, "cards": [[s, card_text(c)] for s, c in t.cards],
+            "tricks": [{"leader": t.leader, "cards": [[s, card_code(c)] for s, c in t.cards],
                         "winner": t.winner} for t in self.tricks],
-            "current": [[s, card_text(c)] for s, c in self.current],
+            "current": [[s, card_code(c)] for s, c in self.current],
             "broken": self.broken,
             "passes": [{"from": a, "to": b, "cards": cards(cs)} for a, b, cs in self.passes],
             "discard": cards(self.discard),
             "discard_count": self.discard_count,
             "draw_seen": cards(self.draw_seen),
-            "top_card": None if self.top_card is None else card_text(self.top_card),
+            "top_card": None if self.top_card is None else card_code(self.top_card),
             "stock_left": self.stock_left,
             "may_bid_blind": self.may_bid_blind,
             "bidless": self.bidless,
-            "legal": [action_to_dict(a) for a in self.legal],
+            "legal": [action_to_dict(a, marked=True) for a in self.legal],
         }
 
 
@@ -160,17 +161,20 @@ def view_game(game: Game, seat: int | None) -> GameView:
     )
 
 
-def action_to_dict(action: Action) -> dict[str, Any]:
-    """An action in the record's shape: ``{"seat": 1, "bid": "nil"}``, ``{"seat": 0, "play": "4C"}``."""
+def action_to_dict(action: Action, marked: bool = False) -> dict[str, Any]:
+    """An action in the record's shape: ``{"seat": 1, "bid": "nil"}``, ``{"seat": 0, "play": "4C"}``.
+
+    Records name faces; with ``marked`` (what clients receive) a second-pack card is written ``4C*``."""
+    text = card_code if marked else card_text
     if isinstance(action, Play):
-        return {"seat": action.seat, "play": card_text(action.card)}
+        return {"seat": action.seat, "play": text(action.card)}
     if isinstance(action, Bid):
         v = action.value
         return {"seat": action.seat, "bid": v.tricks if not v.blind and v.tricks else v.text()}
     if isinstance(action, Pass):
-        return {"seat": action.seat, "pass": [card_text(c) for c in sorted(action.cards, key=_by_face)]}
+        return {"seat": action.seat, "pass": [text(c) for c in sorted(action.cards, key=_by_face)]}
     if isinstance(action, Discard):
-        return {"seat": action.seat, "discard": [card_text(c) for c in sorted(action.cards, key=_by_face)]}
+        return {"seat": action.seat, "discard": [text(c) for c in sorted(action.cards, key=_by_face)]}
     if isinstance(action, Misdeal):
         return {"seat": action.seat, "misdeal": True}
     if isinstance(action, Draw):

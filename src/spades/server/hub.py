@@ -504,7 +504,8 @@ class Hub:
             _, decision = await self._think(t, seat, HINT_LEVEL)
         if decision is None:
             raise ProtocolError("no_hint", "the computer could not decide in time; try again")
-        reply: dict[str, Any] = {"type": "hint", "action": action_to_dict(decision.action), "reason": decision.reason}
+        reply: dict[str, Any] = {"type": "hint", "action": action_to_dict(decision.action, marked=True),
+                                 "reason": decision.reason}
         if cid is not None:
             reply["id"] = cid
         conn.send(reply)

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import card_text, held_copy, parse_face
+from spades.core.cards import card_code, code_card
 from spades.core.errors import CardError, IllegalActionError, SpadesError
 from spades.core.hand import Hand
 from spades.core.record import parse_bid
@@ -112,13 +112,13 @@ def parse_action(data: Any, seat: int, hand: Hand) -> Action:
         if kind == "bid":
             return Bid(seat, parse_bid(value))
         if kind == "play":
-            return Play(seat, held_copy(_face(value), hand.hands[seat]))
+            return Play(seat, _card(value, hand.hands[seat]))
         if kind in ("pass", "discard"):
             if not isinstance(value, list) or len(value) > 8:
                 raise ProtocolError("malformed", f"\"{kind}\" must be a list of cards")
             picked: list[int] = []
             for v in value:
-                picked.append(held_copy(_face(v), hand.hands[seat] & ~sum(1 << c for c in picked)))
+                picked.append(_card(v, hand.hands[seat] & ~sum(1 << c for c in picked)))
             return Pass(seat, tuple(picked)) if kind == "pass" else Discard(seat, tuple(picked))
         if kind == "misdeal":
             if value is not True:
@@ -139,10 +139,12 @@ def parse_action(data: Any, seat: int, hand: Hand) -> Action:
         raise ProtocolError("illegal", str(e)) from None
 
 
-def _face(value: Any) -> int:
+def _card(value: Any, held: int) -> int:
+    """The held card a client names: ``AS`` (either pack's, the first when both are held) or ``AS*``
+    (the six-handed game's second pack)."""
     if not isinstance(value, str) or len(value) > 4:
         raise CardError(f"{str(value)[:20]!r} is not a card")
-    return parse_face(value)
+    return code_card(value, held)
 
 
 # ---------------------------------------------------------------------- actions in the log
@@ -199,17 +201,17 @@ def project_action(action: Action, viewer: int | None, layout: Layout) -> dict[s
     if isinstance(action, Pass):
         partner = layout.partner[action.seat]
         if viewer is not None and viewer in (action.seat, partner):
-            return action_to_dict(action)
+            return action_to_dict(action, marked=True)
         return {"seat": action.seat, "pass": len(action.cards)}
     if isinstance(action, Discard):
         if viewer == action.seat:
-            return action_to_dict(action)
+            return action_to_dict(action, marked=True)
         return {"seat": action.seat, "discard": len(action.cards)}
     if isinstance(action, Draw):
         if viewer == action.seat:
-            return action_to_dict(action)
+            return action_to_dict(action, marked=True)
         return {"seat": action.seat, "draw": True}
-    return action_to_dict(action)
+    return action_to_dict(action, marked=True)
 
 
 def project_event(row: EventRow, viewer: int | None, layout: Layout) -> dict[str, Any]:
@@ -236,5 +238,5 @@ def project_event(row: EventRow, viewer: int | None, layout: Layout) -> dict[str
 
 
 def card_texts(cards: Any) -> list[str]:
-    """Card numbers as texts."""
-    return [card_text(c) for c in cards]
+    """Card numbers as texts, second-pack cards marked (``AS*``)."""
+    return [card_code(c) for c in cards]

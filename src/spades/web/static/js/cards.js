@@ -63,12 +63,13 @@ function pip(suit, cx, cy, size, colour, flip = false) {
   return svg("path", { d: SUIT_PATHS[suit], fill: colour, transform });
 }
 
-/** A card's name in words: "ten of diamonds", "big joker". */
+/** A card's name in words: "ten of diamonds", "big joker"; "ace of spades, second pack" for "AS*". */
 export function cardName(code) {
   const c = code.replace("*", "").toUpperCase();
-  if (c === "BJ") return "big joker";
-  if (c === "LJ") return "little joker";
-  return `${RANK_NAMES[c[0]]} of ${SUIT_NAMES[c[1]]}`;
+  const pack = code.endsWith("*") ? ", second pack" : "";
+  if (c === "BJ") return `big joker${pack}`;
+  if (c === "LJ") return `little joker${pack}`;
+  return `${RANK_NAMES[c[0]]} of ${SUIT_NAMES[c[1]]}${pack}`;
 }
 
 function frame(label, extraClass) {

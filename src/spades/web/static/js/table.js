@@ -495,10 +495,11 @@ function actionLabel(a) {
 function showHint(msg) {
   const a = msg.action || {};
   let what = "";
-  if ("play" in a) what = `play ${a.play}`;
+  const shown = (code) => code.replace("*", " (second pack)");
+  if ("play" in a) what = `play ${shown(a.play)}`;
   else if ("bid" in a) what = `bid ${a.bid}`;
-  else if ("pass" in a) what = `pass ${a.pass.join(" ")}`;
-  else if ("discard" in a) what = `discard ${a.discard.join(" ")}`;
+  else if ("pass" in a) what = `pass ${a.pass.map(shown).join(" ")}`;
+  else if ("discard" in a) what = `discard ${a.discard.map(shown).join(" ")}`;
   else what = actionLabel(a).toLowerCase();
   hint = { seq: lastSeq, text: `Hint: ${what} (${msg.reason})` };
 }
