@@ -102,3 +102,105 @@ def test_three_and_six_players() -> None:
     six = ScoreSheet(load_rules("six-handed"))
     six.add_hand([3, 2, 4, 3, 2, 3], [3, 2, 4, 2, 3, 3])
     assert six.totals == [-60, 41, 70]
+
+
+# ------------------------------------------------------------------------------- per-side entry
+
+
+def side_form(rules: object, bids: list[object] | None, tricks: list[int]) -> list[dict[str, object]]:
+    """A per-seat hand as a player keeping score per side would type it."""
+    from spades.core.record import parse_bid
+    from spades.core.rules import Rules
+
+    assert isinstance(rules, Rules)
+    out: list[dict[str, object]] = []
+    for seats in rules.layout.sides:
+        side: dict[str, object] = {"tricks": sum(tricks[s] for s in seats)}
+        if bids is not None:
+            values = {s: parse_bid(bids[s]) for s in seats if bids[s] is not None}
+            side["nil"] = [{"seat": s, "bid": v.text(), "tricks": tricks[s]} for s, v in values.items() if v.is_nil]
+            numbers = [v for v in values.values() if not v.is_nil]
+            total = sum(v.tricks for v in numbers)
+            side["bid"] = (f"blind {total}" if numbers[0].blind else total) if numbers else None
+        out.append(side)
+    return out
+
+
+def test_the_seed_hands_entered_per_side() -> None:
+    sheet = ScoreSheet(load_rules("standard"))
+    sheet.add_entry({"sides": [{"bid": 5, "tricks": 8},
+                               {"bid": 6, "tricks": 5, "nil": [{"seat": 1, "bid": "nil", "tricks": 1}]}]})
+    assert sheet.totals == [53, -160] and sheet.bags == [3, 0]
+    sheet.add_entry({"sides": [{"bid": 5, "tricks": 9}, {"bid": 4, "tricks": 4}]})
+    sheet.add_entry({"sides": [{"bid": 4, "tricks": 7}, {"bid": 6, "tricks": 6}]})
+    assert sheet.totals == [50, -60] and sheet.bags == [0, 0]
+
+
+@pytest.mark.parametrize("spec", ["standard", "six-handed", "casual",
+                                  {"preset": "standard", "failed_nil_tricks": "count_for_partner"},
+                                  {"preset": "standard", "boston": True, "set_penalty": "short"},
+                                  {"preset": "standard", "blind_bids": True, "blind_behind": 0}])
+def test_per_side_scores_as_the_same_hand_per_seat(spec: object) -> None:
+    import random
+
+    rules = load_rules(spec)
+    lay = rules.layout
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(150):
+        tricks = [0] * lay.n
+        for _t in range(lay.hand_size):
+            tricks[rng.randrange(lay.n)] += 1
+        bids: list[object] = [None] * lay.n
+        for seats in lay.sides:
+            blind = rules.blind_bids and rng.random() < 0.2  # per side: all blind or none
+            for s in seats:
+                if rng.random() < 0.2 and not blind:
+                    bids[s] = "nil"
+                else:
+                    bids[s] = f"blind {rng.randint(rules.blind_bid_min, 7)}" if blind else rng.randint(1, 6)
+        per_seat, per_side = ScoreSheet(rules), ScoreSheet(rules)
+        try:
+            want = per_seat.add_hand(bids, tricks)
+        except ScoreSheetError:
+            continue
+        assert per_side.add_entry({"sides": side_form(rules, bids, tricks)}) == want, (bids, tricks)
+        checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize(
+    ("sides", "message"),
+    [
+        ([{"bid": 5, "tricks": 8}], "sides must list 2"),
+        ([{"bid": 5, "tricks": 8}, {"bid": 6, "tricks": 6}], "add up to 14"),
+        ([{"bid": 1, "tricks": 8}, {"bid": 6, "tricks": 5}], "at least 2"),
+        ([{"bid": "nil", "tricks": 8}, {"bid": 6, "tricks": 5}], "player by player"),
+        ([{"bid": 5, "tricks": 8}, {"bid": 6, "tricks": 5, "nil": [{"seat": 0, "tricks": 0}]}], "seats [1, 3]"),
+        ([{"bid": 5, "tricks": 8}, {"bid": 6, "tricks": 5, "nil": [{"seat": 1, "tricks": 6}]}], "more than"),
+        ([{"bid": 5, "tricks": 8}, {"bid": 6, "tricks": 5, "nil": [{"seat": 1, "bid": 3}]}], "only nil"),
+        ([{"bid": 5, "tricks": 8}, {"tricks": 5, "nil": [{"seat": 1}, {"seat": 3}]}], "must be theirs"),
+        ([{"bid": 5, "tricks": -1}, {"bid": 6, "tricks": 5}], "whole number from 0 to 13"),
+        ([{"bid": 5, "tricks": 8, "extra": 1}, {"bid": 6, "tricks": 5}], "unknown field"),
+        ([{"bid": "blind 4", "tricks": 8}, {"bid": 6, "tricks": 5}], "do not allow"),
+        ("sides", "sides must list 2"),
+    ],
+    ids=lambda x: str(x)[:40],
+)
+def test_bad_side_hands_change_nothing(sides: object, message: str) -> None:
+    sheet = ScoreSheet(load_rules({"preset": "standard", "blind_behind": 0}))
+    with pytest.raises(ScoreSheetError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        sheet.add_entry({"sides": sides})
+    assert sheet.hands == [] and sheet.totals == [0, 0]
+
+
+def test_per_side_with_team_bidding_and_a_bidless_first_hand() -> None:
+    sheet = ScoreSheet(load_rules({"preset": "standard", "team_bidding": True, "first_hand_bids": False}))
+    with pytest.raises(ScoreSheetError, match="without bids"):
+        sheet.add_entry({"sides": [{"bid": 5, "tricks": 8}, {"tricks": 5}]})
+    sheet.add_entry({"sides": [{"tricks": 8}, {"tricks": 5}]})
+    assert sheet.totals == [80, 50]
+    sheet.add_entry({"sides": [{"bid": 1, "tricks": 1}, {"bid": 12, "tricks": 12}]})  # one total per side
+    assert sheet.totals == [90, 170]
+    with pytest.raises(ScoreSheetError, match="not both"):
+        sheet.add_entry({"sides": [], "tricks": [1, 2, 3, 4]})

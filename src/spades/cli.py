@@ -104,17 +104,16 @@ def print_report(rules: Rules, report: dict[str, Any], title: str) -> None:
 
 @app.command()
 def score(file: Path, rules: RulesOpt = None, sets: SetOpt = None, as_json: JsonOpt = False) -> None:
-    """A score sheet from typed-in hands: {"rules": ..., "hands": [{"bids": [...], "tricks": [...]}]}."""
+    """A score sheet from typed-in hands: {"rules": ..., "hands": [{"bids": [...], "tricks": [...]}]}, or per
+    side: {"sides": [{"bid": 7, "tricks": 8, "nil": [{"seat": 1, "bid": "nil", "tricks": 0}]}, ...]}."""
     data = read_json_file(file)
     if not isinstance(data, dict) or not isinstance(data.get("hands"), list):
         fail(f"{file} must be an object with a list of hands: {{\"rules\": ..., \"hands\": [...]}}")
     r, _ = rules_from_cli(rules, sets, base=data.get("rules"))
     sheet = ScoreSheet(r)
-    for i, h in enumerate(data["hands"]):
-        if not isinstance(h, dict) or "tricks" not in h:
-            fail(f"hand {i}: a hand is an object with bids and tricks")
+    for h in data["hands"]:
         try:
-            sheet.add_hand(h.get("bids"), h["tricks"])
+            sheet.add_entry(h)
         except SpadesError as e:
             fail(str(e))
     report = sheet.to_dict()

@@ -79,6 +79,22 @@ def test_seed_bag_sequence(client: TestClient) -> None:
     assert data["bags"][0] == 0
 
 
+def test_hands_entered_per_side_mix_with_per_seat_hands(client: TestClient) -> None:
+    hands: list[dict[str, Any]] = [
+        {"sides": [{"bid": 5, "tricks": 8}, {"bid": 6, "tricks": 5, "nil": [{"seat": 1, "bid": "nil", "tricks": 1}]}]},
+        {"bids": [3, 2, 2, 2], "tricks": [5, 2, 4, 2]},
+        {"sides": [{"bid": 4, "tricks": 7}, {"bid": 6, "tricks": 6}]},
+    ]
+    data = score(client, hands)
+    assert data["ok"] and [h["sides"][0]["total"] for h in data["hands"]] == [53, 107, 50]
+    assert [p for _, p in data["hands"][0]["sides"][1]["lines"]] == [-100, -60]
+    # A side hand that cannot be scored is named like any other.
+    bad = score(client, [hands[0], {"sides": [{"bid": 5, "tricks": 9}, {"bid": 1, "tricks": 4}]}])
+    assert not bad["ok"] and bad["error"]["hand"] == 1 and "at least 2" in bad["error"]["reason"]
+    both = score(client, [{"sides": hands[0]["sides"], "tricks": [5, 1, 3, 4]}])
+    assert not both["ok"] and "not both" in both["error"]["reason"]
+
+
 def test_bad_hand_is_named_and_earlier_hands_still_scored(client: TestClient) -> None:
     hands: list[dict[str, Any]] = [{"bids": [3, "nil", 2, 6], "tricks": [5, 1, 3, 4]},
                                    {"bids": [3, 2, 2, 2], "tricks": [5, 2, 4, 1]}]

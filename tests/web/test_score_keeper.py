@@ -184,3 +184,65 @@ def test_house_rules_change_the_score(page: Any, live_server: LiveServer) -> Non
     assert "nil_points 50" in page.text_content("#game-rules")
     enter_hand(page, *HAND_1)
     assert totals(page) == ["53", "-110"]
+
+
+def enter_side_hand(page: Any, sides: list[tuple[int | None, int, dict[int, str]]]) -> None:
+    """Enter a hand per side: (bid or None, tricks, {seat: "nil made" / "nil failed 1" ...})."""
+    for k, (bid, took, nils) in enumerate(sides):
+        for seat, what in nils.items():
+            choice, _, count = what.partition("failed")
+            page.select_option(f"#nil-{seat}", (choice + "failed").strip() if count else what)
+            if count:
+                page.fill(f"#nil-tricks-{seat}", count.strip())
+        if bid is not None:
+            page.select_option(f"#side-bid-{k}", str(bid))
+        page.fill(f"#side-tricks-{k}", str(took))
+    before = page.locator("#sheet-body tr[data-hand]").count()
+    page.click("#add-hand")
+    page.wait_for_function(f"document.querySelectorAll('#sheet-body tr[data-hand]').length > {before}")
+
+
+def test_hands_entered_per_side(page: Any, live_server: LiveServer, viewport: tuple[str, dict[str, int]]) -> None:
+    new_game(page, live_server, name="By sides")
+    page.check("#entry-side")
+    page.wait_for_selector("#side-bid-0")
+    assert page.locator("#seats fieldset.side-entry").count() == 2
+    # The seed's first hand: North & South bid 5 and take 8; East's nil fails (1 trick), West bid 6.
+    page.select_option("#side-bid-0", "5")
+    page.fill("#side-tricks-0", "8")
+    page.fill("#side-tricks-1", "4")
+    page.select_option("#nil-1", "nil failed")
+    page.select_option("#side-bid-1", "6")
+    page.click("#add-hand")
+    assert "add up to 12" in page.text_content("#hand-error")
+    page.fill("#side-tricks-1", "5")
+    page.click("#add-hand")
+    page.wait_for_selector("[data-testid=hand-0-total-0]")
+    assert totals(page) == ["53", "-160"]
+    assert "bid 6 + East nil failed (1) · took 5" in page.text_content("#sheet-body tr[data-hand='0']")
+    # An all-nil side has no bid to choose.
+    page.select_option("#nil-1", "nil made")
+    page.select_option("#nil-3", "nil made")
+    assert page.is_disabled("#side-bid-1")
+    page.select_option("#nil-3", "")
+    # The way of entering is kept for the game; the next two hands of the seed give 107, then 50.
+    page.reload()
+    page.wait_for_selector("#side-bid-0")
+    assert page.is_checked("#entry-side")
+    enter_side_hand(page, [(5, 9, {}), (4, 4, {})])
+    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '107'")
+    screenshot(page, f"score-keeper-sides-{viewport[0]}")
+    enter_side_hand(page, [(4, 7, {}), (6, 6, {})])
+    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '50'")
+    assert hand_totals(page, 0) == ["53", "107", "50"]
+    # Editing a hand entered per side opens it per side, with what was entered.
+    page.click("button[aria-label='Edit hand 1']")
+    assert page.input_value("#side-bid-1") == "6" and page.input_value("#nil-1") == "nil failed"
+    assert page.input_value("#nil-tricks-1") == "1" and page.input_value("#side-tricks-0") == "8"
+    page.fill("#side-tricks-0", "9")
+    page.fill("#side-tricks-1", "4")
+    page.click("#add-hand")  # N/S take one more: 54 in hand 1
+    page.wait_for_function("document.querySelector('[data-testid=hand-0-total-0]').textContent === '54'")
+    # A hand of the same game may still be entered per player.
+    page.check("#entry-seat")
+    page.wait_for_selector("#bid-0")

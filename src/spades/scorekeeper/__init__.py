@@ -101,6 +101,24 @@ class ScoreSheet:
         self.over, self.winner = game_outcome(r, self.totals, time_up)
         return sides
 
+    def add_entry(self, entry: Any) -> tuple[SideScore, ...]:
+        """Score one hand as typed in: per seat ``{"bids": [...], "tricks": [...]}``, or per side
+        ``{"sides": [{"bid": 7, "tricks": 8, "nil": [{"seat": 1, "bid": "nil", "tricks": 0}]}, ...]}``
+        (see ``seats_from_sides``). Raises ``ScoreSheetError`` and changes nothing when it cannot be
+        scored."""
+        i = len(self.hands)
+        if not isinstance(entry, dict):
+            raise ScoreSheetError("a hand is an object with bids and tricks per seat, or sides", i)
+        if "sides" in entry:
+            if "bids" in entry or "tricks" in entry:
+                raise ScoreSheetError("a hand is entered per seat (bids, tricks) or per side (sides), not both", i)
+            bidless = not self.rules.first_hand_bids and i == 0
+            bids, tricks = seats_from_sides(self.rules, entry["sides"], bidless, i)
+            return self.add_hand(bids, tricks)
+        if "tricks" not in entry:
+            raise ScoreSheetError("a hand is an object with bids and tricks per seat, or sides", i)
+        return self.add_hand(entry.get("bids"), entry["tricks"])
+
     def to_dict(self) -> dict[str, Any]:
         """The sheet as ``spades score --json`` prints it."""
         running = [0] * len(self.totals)
@@ -113,3 +131,95 @@ class ScoreSheet:
                             "lines": [[ln.text, ln.points] for ln in s.lines]})
             out_hands.append({"sides": row})
         return {"hands": out_hands, "totals": list(self.totals), "winner": self.winner}
+
+
+def _count(value: Any, what: str, most: int, hand: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
+        raise ScoreSheetError(f"{what} is a whole number from 0 to {most}, not {str(value)[:20]!r}", hand)
+    return value
+
+
+def seats_from_sides(rules: Rules, sides: Any, bidless: bool, hand: int = 0) -> tuple[list[Any] | None, list[int]]:
+    """Per-seat bids and tricks that score exactly as a hand entered per side.
+
+    Each side (in the order of ``rules.layout.sides``) gives ``bid``, its players' numbers together (``7``,
+    or ``"blind 7"`` where blind bids are allowed; ``0`` or ``null`` when all of them bid nil), ``tricks``,
+    every trick the side took (a nil bidder's too), and ``nil``: its nil and blind nil bids, each
+    ``{"seat", "bid": "nil" | "blind nil", "tricks"}`` with the tricks that player took (0: the nil was
+    made). The side's bid goes to its first non-nil player (the partners bid 1 each, or ``blind_bid_min``
+    blind; with ``team_bidding`` they give no bid), and the tricks not taken by nil bidders to that same
+    player: the engine scores a side from its contract, its nil bids and the tricks each nil bidder took,
+    so this split changes no points. ``bidless``: the first hand of ``first_hand_bids: false``, which has
+    tricks only.
+    """
+    lay = rules.layout
+    if not isinstance(sides, list | tuple) or len(sides) != lay.sides_count:
+        raise ScoreSheetError(f"sides must list {lay.sides_count} sides, in seat order of their first player", hand)
+    bids: list[Any] = [None] * lay.n
+    tricks = [0] * lay.n
+    for k, (side, seats) in enumerate(zip(sides, lay.sides, strict=True)):
+        who = f"side {k}"
+        if not isinstance(side, dict):
+            raise ScoreSheetError(f"{who}: a side is an object with bid, tricks and nil", hand)
+        unknown = sorted(set(side) - {"bid", "tricks", "nil"})
+        if unknown:
+            raise ScoreSheetError(f"{who}: unknown field {unknown[0][:20]!r} (a side has bid, tricks and nil)", hand)
+        taken = _count(side.get("tricks"), f"{who}: tricks", lay.hand_size, hand)
+        nils = side.get("nil") or []
+        if not isinstance(nils, list | tuple) or len(nils) > len(seats):
+            raise ScoreSheetError(f"{who}: nil lists at most {len(seats)} nil bids", hand)
+        nil_seats: dict[int, tuple[BidValue, int]] = {}
+        for entry in nils:
+            seat = entry.get("seat") if isinstance(entry, dict) else None
+            if not isinstance(seat, int) or isinstance(seat, bool) or seat not in seats:
+                raise ScoreSheetError(f"{who}: a nil bid names one of the side's seats {list(seats)}", hand)
+            if seat in nil_seats:
+                raise ScoreSheetError(f"{who}: seat {seat} bid nil twice", hand)
+            try:
+                value = parse_bid(entry.get("bid", "nil"))
+            except SpadesError as e:
+                raise ScoreSheetError(f"seat {seat}: {e}", hand) from None
+            if not value.is_nil:
+                raise ScoreSheetError(f"seat {seat}: nil lists only nil and blind nil bids", hand)
+            nil_seats[seat] = (value, _count(entry.get("tricks", 0), f"seat {seat}: tricks", lay.hand_size, hand))
+        nil_taken = sum(t for _, t in nil_seats.values())
+        if nil_taken > taken:
+            raise ScoreSheetError(f"{who}: its nil bidders took {nil_taken} tricks, more than the side's {taken}", hand)
+        bidders = [s for s in seats if s not in nil_seats]
+        for seat, (value, t) in nil_seats.items():
+            bids[seat] = value
+            tricks[seat] = t
+        if bidders:
+            tricks[bidders[0]] = taken - nil_taken
+        elif taken != nil_taken:
+            raise ScoreSheetError(f"{who}: every player bid nil, so the side's {taken} tricks must be theirs "
+                                  f"(they took {nil_taken})", hand)
+        raw = side.get("bid")
+        if bidless:
+            if raw is not None or nil_seats:
+                raise ScoreSheetError("the first hand is played without bids (first_hand_bids is false)", hand)
+            continue
+        if not bidders:
+            if raw not in (None, 0):
+                raise ScoreSheetError(f"{who}: every player bid nil, so the side has no other bid", hand)
+            continue
+        try:
+            total = parse_bid(raw)
+        except SpadesError as e:
+            raise ScoreSheetError(f"{who}: {e}", hand) from None
+        if total.is_nil:
+            raise ScoreSheetError(f"{who}: the side's bid is its players' numbers together; "
+                                  "give nil bids player by player", hand)
+        if total.blind and not rules.blind_bids:
+            raise ScoreSheetError(f"{who}: these rules do not allow blind bids", hand)
+        least = rules.blind_bid_min if total.blind else 1
+        rest = 0 if rules.team_bidding else least * (len(bidders) - 1)
+        if total.tricks - rest < least:
+            raise ScoreSheetError(f"{who}: {len(bidders)} players bidding need a bid of at least "
+                                  f"{least + rest}{' blind' if total.blind else ''}", hand)
+        bids[bidders[0]] = BidValue(total.tricks - rest, total.blind)
+        for seat in bidders[1:]:
+            bids[seat] = None if rules.team_bidding else BidValue(least, total.blind)
+    if bidless:
+        return None, tricks
+    return [None if b is None else b.tricks if b.tricks and not b.blind else b.text() for b in bids], tricks

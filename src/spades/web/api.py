@@ -87,10 +87,12 @@ class RulesCheck(BaseModel):
 
 class ScoreHand(BaseModel):
     """One hand as typed in at a table: per-seat bids (``3``, ``"nil"``, ``"blind nil"``, ``"blind 6"``;
-    ``null`` for a hand played without bids) and per-seat tricks."""
+    ``null`` for a hand played without bids) and per-seat tricks, or per side
+    (``ScoreSheet.add_entry``, ``seats_from_sides``): each side's bid, tricks and nil bids."""
 
     bids: list[Any] | None = None
-    tricks: list[Any]
+    tricks: list[Any] | None = None
+    sides: list[Any] | None = Field(default=None, max_length=16)
 
 
 class HandScoreRequest(BaseModel):
@@ -208,7 +210,7 @@ def score(body: ScoreRequest) -> dict[str, Any]:
     error: dict[str, Any] | None = None
     for i, hand in enumerate(body.hands):
         try:
-            sheet.add_hand(hand.bids, hand.tricks)
+            sheet.add_entry(hand.model_dump(exclude_unset=True))
         except ScoreSheetError as e:
             error = {"hand": i, "reason": e.reason}
             break

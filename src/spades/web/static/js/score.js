@@ -1,4 +1,5 @@
-// The score keeper for a game with real cards. Hands are typed in per seat and kept in localStorage;
+// The score keeper for a game with real cards. Hands are typed in per seat or per side (each side's bid
+// and tricks, and its nil bids made or failed) and kept in localStorage;
 // every score comes from the server's POST /api/score (the engine's ScoreSheet), never from code here.
 // Without the server the hands are still kept, and the scores are filled in when it answers again.
 
@@ -69,6 +70,23 @@ function bidText(bid) {
   return bid === null || bid === undefined ? "–" : String(bid);
 }
 
+/** What was entered for side `k` in a hand (per seat or per side): its bids as text and its tricks. */
+function sideEntered(game, hand, k) {
+  const seats = game.layout.sides[k];
+  if (hand.sides) {
+    const side = hand.sides[k];
+    if (side.bid === undefined && !side.nil) return { bids: "no bids", took: side.tricks };
+    const nils = (side.nil || []).map((x) => `${game.names[x.seat] || `seat ${x.seat + 1}`} ${x.bid} `
+      + `${x.tricks ? `failed (${x.tricks})` : "made"}`);
+    const parts = [...(side.bid === null || side.bid === undefined ? [] : [String(side.bid)]), ...nils];
+    return { bids: parts.join(" + "), took: side.tricks };
+  }
+  return {
+    bids: hand.bids ? seats.map((s) => bidText(hand.bids[s])).join("+") : "no bids",
+    took: seats.reduce((t, s) => t + (Number(hand.tricks[s]) || 0), 0),
+  };
+}
+
 function handKey(game) {
   return JSON.stringify({ rules: rulesSpec(game), hands: game.hands });
 }
@@ -122,7 +140,8 @@ function importGame(file) {
         const game = {
           id: newId(), name: String(data.name || file.name.replace(/\.json$/i, "")).slice(0, 80),
           created: Date.now(), updated: Date.now(), preset, overrides, layout: check.layout, names,
-          hands: data.hands.map((h) => ({ bids: h.bids === undefined ? null : h.bids, tricks: h.tricks })),
+          hands: data.hands.map((h) => (h && h.sides ? { sides: h.sides }
+            : { bids: h.bids === undefined ? null : h.bids, tricks: h.tricks })),
           scored: null, scoredKey: null,
         };
         store.games.push(game);
@@ -331,8 +350,7 @@ function renderGame() {
     rows.push(el("tr", { class: `${bad ? "has-error" : ""}${editing === i ? " editing" : ""}`, "data-hand": i },
       el("th", { scope: "row" }, String(i + 1)),
       lay.sides.map((seats, k) => {
-        const bids = hand.bids ? seats.map((s) => bidText(hand.bids[s])).join("+") : "no bids";
-        const took = seats.reduce((t, s) => t + (Number(hand.tricks[s]) || 0), 0);
+        const { bids, took } = sideEntered(game, hand, k);
         const side = row ? row.sides[k] : null;
         return el("td", {},
           side ? el("span", { class: "num", "data-testid": `hand-${i}-total-${k}` }, String(side.total))
@@ -387,17 +405,60 @@ function isBidless(index) {
   return !current.layout.first_hand_bids && index === 0;
 }
 
+/** Whether the table has partners, so that a hand can be entered per side. */
+function hasPartners(lay) {
+  return lay.sides.some((seats) => seats.length > 1);
+}
+
+let formMode = "seat"; // how the hand on the form is entered: "seat" or "side"
+
+function stepper(id, label, value, { min = 0, max, onChange }) {
+  const input = el("input", { id, type: "number", inputmode: "numeric", min, max, value,
+    "aria-describedby": "tricks-sum", autocomplete: "off" });
+  input.addEventListener("input", onChange);
+  const step = (d) => () => {
+    const v = Math.max(min, Math.min(max, (Number(input.value) || 0) + d));
+    input.value = String(v);
+    onChange();
+  };
+  return el("div", { class: "stepper" },
+    el("label", { for: id, class: "visually-hidden" }, label),
+    el("button", { type: "button", "aria-label": `One fewer: ${label}`, onclick: step(-1) }, "−"),
+    input,
+    el("button", { type: "button", "aria-label": `One more: ${label}`, onclick: step(1) }, "+"));
+}
+
 function buildHandForm() {
   const game = current;
   const lay = game.layout;
   const index = handIndex();
-  const bidless = isBidless(index);
   const existing = editing === null ? null : game.hands[editing];
   $("hand-title").textContent = editing === null ? `Hand ${index + 1}` : `Edit hand ${index + 1}`;
   $("add-hand").textContent = editing === null ? "Add hand" : `Save hand ${index + 1}`;
   $("cancel-edit").hidden = editing === null;
-  $("bidless-note").hidden = !bidless;
+  $("bidless-note").hidden = !isBidless(index);
   clearNotice($("hand-error"));
+  const partners = hasPartners(lay);
+  if (!partners) formMode = "seat";
+  else if (existing) formMode = existing.sides ? "side" : "seat";
+  else formMode = game.entry === "side" ? "side" : "seat";
+  $("entry-mode").hidden = !partners;
+  $("entry-seat").checked = formMode === "seat";
+  $("entry-side").checked = formMode === "side";
+  buildFields(existing && (existing.sides ? "side" : "seat") === formMode ? existing : null);
+}
+
+function buildFields(existing) {
+  $("seats").dataset.mode = formMode;
+  if (formMode === "side") buildSideFields(existing);
+  else buildSeatFields(existing);
+  updateSum();
+}
+
+function buildSeatFields(existing) {
+  const game = current;
+  const lay = game.layout;
+  const bidless = isBidless(handIndex());
   const choices = bidChoices(lay);
   replaceChildren($("seats"), Array.from({ length: lay.players }, (_, s) => {
     const side = lay.sides.findIndex((x) => x.includes(s));
@@ -424,7 +485,73 @@ function buildHandForm() {
         tricksInput,
         el("button", { type: "button", "aria-label": `One trick more for ${game.names[s]}`, onclick: step(1) }, "+")));
   }));
-  updateSum();
+}
+
+/** The nil choices of one player in a side entry: "" (bids a number), "nil made", "nil failed", ... */
+function nilChoices(lay) {
+  const out = [["", "bids a number"], ["nil made", "nil, made"], ["nil failed", "nil, failed"]];
+  if (lay.blind_nil) out.push(["blind nil made", "blind nil, made"], ["blind nil failed", "blind nil, failed"]);
+  return out;
+}
+
+function sideBidChoices(lay) {
+  const out = [["", "Bid…"]];
+  for (let k = 1; k <= lay.hand_size; k++) out.push([String(k), String(k)]);
+  if (lay.blind_bids) {
+    for (let k = lay.blind_bid_min; k <= lay.hand_size; k++) out.push([`blind ${k}`, `blind ${k}`]);
+  }
+  return out;
+}
+
+function buildSideFields(existing) {
+  const game = current;
+  const lay = game.layout;
+  const bidless = isBidless(handIndex());
+  replaceChildren($("seats"), lay.sides.map((seats, k) => {
+    const given = existing ? existing.sides[k] : null;
+    const nils = new Map(((given && given.nil) || []).map((x) => [x.seat, x]));
+    const who = sideLabel(game, k);
+    const players = bidless ? [] : seats.map((s) => {
+      const nil = nils.get(s);
+      const value = nil ? `${nil.bid} ${nil.tricks > 0 ? "failed" : "made"}` : "";
+      const took = stepper(`nil-tricks-${s}`, `Tricks ${game.names[s]} took`, nil && nil.tricks > 0 ? nil.tricks : 1,
+        { min: 1, max: lay.hand_size, onChange: updateSum });
+      const tookBox = el("span", { class: "nil-took", hidden: !value.endsWith("failed") }, "took ", took);
+      const select = el("select", { id: `nil-${s}`, "data-seat": s }, nilChoices(lay).map(([v, t]) =>
+        el("option", { value: v, selected: v === value }, t)));
+      select.addEventListener("change", () => {
+        tookBox.hidden = !select.value.endsWith("failed");
+        sideBidState(k);
+        updateSum();
+      });
+      return el("div", { class: "nil-row" },
+        el("label", { for: `nil-${s}` }, game.names[s]), select, tookBox);
+    });
+    const bidValue = given && given.bid !== null && given.bid !== undefined ? String(given.bid) : "";
+    return el("fieldset", { class: "side-entry", "data-side": k },
+      el("legend", {}, who),
+      el("div", { class: "side-main" },
+        bidless ? el("span", { class: "hint" }, "no bid") : el("div", { class: "field" },
+          el("label", { for: `side-bid-${k}` }, "Bid together"),
+          el("select", { id: `side-bid-${k}` }, sideBidChoices(lay).map(([v, t]) =>
+            el("option", { value: v, selected: v === bidValue }, t)))),
+        el("div", { class: "field" },
+          el("span", { class: "label", id: `side-tricks-label-${k}` }, "Tricks taken"),
+          stepper(`side-tricks-${k}`, `Tricks taken by ${who}`, given ? given.tricks : "",
+            { max: lay.hand_size, onChange: updateSum }))),
+      players.length ? el("div", { class: "nil-rows" }, players) : null);
+  }));
+  lay.sides.forEach((_, k) => sideBidState(k));
+}
+
+/** A side whose players all bid nil has no bid to choose. */
+function sideBidState(k) {
+  const select = $(`side-bid-${k}`);
+  if (!select) return;
+  const seats = current.layout.sides[k];
+  const allNil = seats.every((s) => $(`nil-${s}`) && $(`nil-${s}`).value !== "");
+  select.disabled = allNil;
+  if (allNil) select.value = "";
 }
 
 function readTricks() {
@@ -434,8 +561,15 @@ function readTricks() {
   });
 }
 
+function readSideTricks() {
+  return current.layout.sides.map((_, k) => {
+    const raw = $(`side-tricks-${k}`).value.trim();
+    return raw === "" ? null : Number(raw);
+  });
+}
+
 function updateSum() {
-  const tricks = readTricks();
+  const tricks = formMode === "side" ? readSideTricks() : readTricks();
   const total = tricks.reduce((t, x) => t + (x || 0), 0);
   const need = current.layout.hand_size;
   const node = $("tricks-sum");
@@ -447,36 +581,76 @@ function parseBid(raw) {
   return /^\d+$/.test(raw) ? Number(raw) : raw;
 }
 
-async function submitHand(event) {
-  event.preventDefault();
+/** The hand on the form as a per-seat entry, or {error, focus} naming what is missing. */
+function readSeatHand(index) {
   const game = current;
   const lay = game.layout;
-  const index = handIndex();
-  const error = $("hand-error");
   const tricks = readTricks();
   let bids = null;
   if (!isBidless(index)) {
     bids = Array.from({ length: lay.players }, (_, s) => $(`bid-${s}`).value);
     const missing = bids.findIndex((b) => b === "");
-    if (missing >= 0) {
-      setNotice(error, "bad", `Choose a bid for ${game.names[missing]}.`);
-      $(`bid-${missing}`).focus();
-      return;
-    }
+    if (missing >= 0) return { error: `Choose a bid for ${game.names[missing]}.`, focus: `bid-${missing}` };
     bids = bids.map(parseBid);
   }
   const blank = tricks.findIndex((t) => t === null || !Number.isInteger(t) || t < 0);
-  if (blank >= 0) {
-    setNotice(error, "bad", `Enter the tricks ${game.names[blank]} took (0 or more).`);
-    $(`tricks-${blank}`).focus();
-    return;
+  if (blank >= 0) return { error: `Enter the tricks ${game.names[blank]} took (0 or more).`, focus: `tricks-${blank}` };
+  const sum = tricks.reduce((a, b) => a + b, 0);
+  if (sum !== lay.hand_size) return { error: `The tricks add up to ${sum}; a hand has ${lay.hand_size}.` };
+  return { hand: { bids, tricks } };
+}
+
+/** The hand on the form as a per-side entry (the server turns it into seats and scores it). */
+function readSideHand(index) {
+  const game = current;
+  const lay = game.layout;
+  const bidless = isBidless(index);
+  const tricks = readSideTricks();
+  const sides = [];
+  for (const [k, seats] of lay.sides.entries()) {
+    const who = sideLabel(game, k);
+    const t = tricks[k];
+    if (t === null || !Number.isInteger(t) || t < 0) {
+      return { error: `Enter the tricks ${who} took (0 or more).`, focus: `side-tricks-${k}` };
+    }
+    const side = { tricks: t };
+    if (!bidless) {
+      const nil = [];
+      for (const s of seats) {
+        const v = $(`nil-${s}`).value;
+        if (!v) continue;
+        const failed = v.endsWith("failed");
+        const took = failed ? Number($(`nil-tricks-${s}`).value) : 0;
+        if (failed && (!Number.isInteger(took) || took < 1)) {
+          return { error: `A failed nil took at least one trick: how many did ${game.names[s]} take?`,
+            focus: `nil-tricks-${s}` };
+        }
+        nil.push({ seat: s, bid: v.replace(/ (made|failed)$/, ""), tricks: took });
+      }
+      const raw = $(`side-bid-${k}`).value;
+      if (nil.length < seats.length && raw === "") return { error: `Choose the bid of ${who}.`, focus: `side-bid-${k}` };
+      side.bid = nil.length === seats.length ? null : parseBid(raw);
+      side.nil = nil;
+    }
+    sides.push(side);
   }
   const sum = tricks.reduce((a, b) => a + b, 0);
-  if (sum !== lay.hand_size) {
-    setNotice(error, "bad", `The tricks add up to ${sum}; a hand has ${lay.hand_size}.`);
+  if (sum !== lay.hand_size) return { error: `The tricks add up to ${sum}; a hand has ${lay.hand_size}.` };
+  return { hand: { sides } };
+}
+
+async function submitHand(event) {
+  event.preventDefault();
+  const game = current;
+  const index = handIndex();
+  const error = $("hand-error");
+  const read = formMode === "side" ? readSideHand(index) : readSeatHand(index);
+  if (read.error) {
+    setNotice(error, "bad", read.error);
+    if (read.focus) $(read.focus).focus();
     return;
   }
-  const hand = { bids, tricks };
+  const hand = read.hand;
   const hands = [...game.hands];
   if (editing === null) hands.push(hand); else hands[editing] = hand;
   $("add-hand").disabled = true;
@@ -504,7 +678,11 @@ async function submitHand(event) {
   persist();
   buildHandForm();
   await rescore();
-  $("bid-0") ? $("bid-0").focus() : $("tricks-0").focus();
+  firstField().focus();
+}
+
+function firstField() {
+  return $("seats").querySelector("select:not([disabled]), input");
 }
 
 function startEdit(i) {
@@ -512,8 +690,7 @@ function startEdit(i) {
   buildHandForm();
   renderGame();
   $("hand-form").scrollIntoView({ block: "start" });
-  const first = $("bid-0") || $("tricks-0");
-  first.focus({ preventScroll: true });
+  firstField().focus({ preventScroll: true });
 }
 
 function cancelEdit() {
@@ -554,7 +731,12 @@ function sheetText(game) {
   const lay = game.layout;
   const lines = [`Spades score: ${game.name}`, `Rules: ${rulesSummary(game.preset, game.overrides)}`];
   game.hands.forEach((hand, i) => {
-    const seats = game.names.map((name, s) => `${name} ${hand.bids ? bidText(hand.bids[s]) : "-"}/${hand.tricks[s]}`);
+    const seats = hand.sides
+      ? lay.sides.map((_, k) => {
+        const { bids, took } = sideEntered(game, hand, k);
+        return `${sideLabel(game, k)} ${bids}/${took}`;
+      })
+      : game.names.map((name, s) => `${name} ${hand.bids ? bidText(hand.bids[s]) : "-"}/${hand.tricks[s]}`);
     let scoresText = "score pending";
     if (scored && scored.hands[i]) {
       scoresText = lay.sides.map((_, k) => {
@@ -619,6 +801,18 @@ function init() {
     if (form) form.reset();
   });
   $("hand-form").addEventListener("submit", submitHand);
+  for (const radio of [$("entry-seat"), $("entry-side")]) {
+    radio.addEventListener("change", () => {
+      if (!radio.checked || !current) return;
+      formMode = radio.value;
+      if (editing === null) {
+        current.entry = formMode; // the next hands of this game are entered the same way
+        persist();
+      }
+      clearNotice($("hand-error"));
+      buildFields(null);
+    });
+  }
   $("cancel-edit").addEventListener("click", cancelEdit);
   $("undo-hand").addEventListener("click", undoHand);
   $("redo-hand").addEventListener("click", redoHand);
