@@ -175,3 +175,18 @@ def test_the_server_on_postgresql_resumes_a_table() -> None:
     finally:
         with pytest.raises(StopIteration):
             next(gen)
+
+
+def test_score_games_per_player(store: SqlStorage) -> None:
+    ann, bob = store.create_player("Ann"), store.create_player("Bob")
+    data = {"id": "g1", "hands": [{"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3]}]}
+    outcome, row = store.save_score_game(ann.id, "g1", "Friday", data, 10.0, limit=2)
+    assert outcome == "saved" and row is not None and row.data == data
+    assert store.save_score_game(ann.id, "g1", "Older", data, 5.0, limit=2)[0] == "newer"
+    assert store.save_score_game(ann.id, "g2", "Saturday", data, 20.0, limit=2)[0] == "saved"
+    assert store.save_score_game(ann.id, "g3", "Sunday", data, 30.0, limit=2) == ("full", None)
+    assert store.save_score_game(bob.id, "g1", "Bob's", {}, 1.0, limit=2)[0] == "saved"
+    assert [(g.game_id, g.name) for g in store.score_games(ann.id)] == [("g2", "Saturday"), ("g1", "Friday")]
+    assert [g.name for g in store.score_games(bob.id)] == ["Bob's"]
+    assert store.delete_score_game(ann.id, "g1") and not store.delete_score_game(ann.id, "g1")
+    assert [g.game_id for g in store.score_games(bob.id)] == ["g1"]

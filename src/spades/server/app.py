@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -30,13 +32,18 @@ from spades.server.hub import Conn, Hub, default_level
 from spades.server.protocol import ProtocolError, decode_message
 from spades.server.ratings import display_rating
 from spades.server.table import Seat
-from spades.storage.base import DuplicateError, PlayerRow, Storage, TableRow
+from spades.storage.base import DuplicateError, PlayerRow, ScoreGameRow, Storage, TableRow
 from spades.storage.sql import open_storage
 from spades.variants import PRESETS, load_rules
 
 log = logging.getLogger("spades.server")
 COOKIE = "spades_session"
 MAX_TURN_SECONDS = 600
+MAX_SCORE_GAMES = 200
+"""The most score-keeper games one account keeps on the server."""
+MAX_SCORE_GAME_BYTES = 128 * 1024
+"""The largest score-keeper game (as JSON) the server keeps: a game of 400 hands is about 40 KiB."""
+SCORE_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 
 
 class ApiError(Exception):
@@ -312,6 +319,84 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         if p is None:
             raise ApiError(404, "no_player", "no such player")
         return {"player": player_json(p), "games": await hub().db(hub().storage.history, p.id, 50)}
+
+    # ------------------------------------------------------------------ score-keeper games
+
+    async def account_player(request: Request, response: Response) -> PlayerRow:
+        p = await current_player(request, response, create=False)
+        if p.username is None:
+            raise ApiError(403, "no_account", "sign in (or make an account) to keep score-keeper games on the server")
+        return p
+
+    def score_game_json(row: ScoreGameRow) -> dict[str, Any]:
+        return {"id": row.game_id, "name": row.name, "updated": row.updated, "stored_at": row.stored_at,
+                "game": row.data}
+
+    def score_game_id(game_id: str) -> str:
+        if not SCORE_GAME_ID.fullmatch(game_id):
+            raise ApiError(400, "bad_id", "a game id has 1 to 40 letters, digits, '_' or '-'")
+        return game_id
+
+    @app.get("/api/scoregames")
+    async def list_score_games(request: Request, response: Response) -> dict[str, Any]:
+        """The signed-in player's score-keeper games, most recently changed first."""
+        p = await account_player(request, response)
+        rows = await hub().db(hub().storage.score_games, p.id)
+        return {"games": [score_game_json(r) for r in rows], "limit": MAX_SCORE_GAMES}
+
+    @app.put("/api/scoregames/{game_id}", response_model=None)
+    async def save_score_game(game_id: str, request: Request, response: Response) -> dict[str, Any] | JSONResponse:
+        """Keep a score-keeper game: ``{"game": {"id", "name", "updated", "hands", ...}}``. A copy on the server
+        changed later than this one is kept and answered with 409 ``newer_on_server`` and that copy."""
+        p = await account_player(request, response)
+        score_game_id(game_id)
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_SCORE_GAME_BYTES):
+            raise ApiError(413, "too_large", f"a score-keeper game may be at most {MAX_SCORE_GAME_BYTES // 1024} KiB")
+        raw = b""
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_SCORE_GAME_BYTES:
+                raise ApiError(413, "too_large",
+                               f"a score-keeper game may be at most {MAX_SCORE_GAME_BYTES // 1024} KiB")
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise ApiError(400, "malformed", "the request body is not valid JSON") from None
+        game = data.get("game") if isinstance(data, dict) else None
+        if not isinstance(game, dict):
+            raise ApiError(400, "malformed", "send {\"game\": {...}}: the game as the score keeper keeps it")
+        if game.get("id") != game_id:
+            raise ApiError(400, "bad_id", "the game's id must be the one in the address")
+        name, updated, hands = game.get("name"), game.get("updated"), game.get("hands")
+        if not isinstance(name, str) or not 1 <= len(name) <= 80:
+            raise ApiError(400, "bad_name", "a game's name has 1 to 80 characters")
+        if not isinstance(updated, int | float) or isinstance(updated, bool) or not 0 <= updated < 1e15:
+            raise ApiError(400, "bad_updated", "updated is the time of the game's last change, in milliseconds")
+        if not isinstance(hands, list) or len(hands) > 400:
+            raise ApiError(400, "bad_hands", "hands is a list of at most 400 hands")
+        kept = {k: v for k, v in game.items() if k not in ("scored", "scoredKey")}  # the page's cache of scores
+        try:
+            outcome, row = await hub().db(hub().storage.save_score_game, p.id, game_id, name, kept, float(updated),
+                                          MAX_SCORE_GAMES)
+        except DuplicateError:
+            raise ApiError(409, "conflict", "the game was saved twice at once: try again") from None
+        if outcome == "full":
+            raise ApiError(409, "too_many_games",
+                           f"you keep {MAX_SCORE_GAMES} games on the server already: delete some first")
+        assert row is not None
+        if outcome == "newer":
+            return JSONResponse({"error": {"code": "newer_on_server", "reason": "the server has a copy of this game "
+                                           "changed later"}, "game": score_game_json(row)}, status_code=409)
+        return {"ok": True, "id": row.game_id, "updated": row.updated, "stored_at": row.stored_at}
+
+    @app.delete("/api/scoregames/{game_id}")
+    async def delete_score_game(game_id: str, request: Request, response: Response) -> dict[str, Any]:
+        """Forget one of the signed-in player's score-keeper games."""
+        p = await account_player(request, response)
+        if not await hub().db(hub().storage.delete_score_game, p.id, score_game_id(game_id)):
+            raise ApiError(404, "no_game", "you keep no game with that id on the server")
+        return {"ok": True}
 
     # ------------------------------------------------------------------ the table socket
 

@@ -18,6 +18,7 @@ from spades.storage.base import (
     EventRow,
     GameSeat,
     PlayerRow,
+    ScoreGameRow,
     Storage,
     TableRow,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "EventRow",
     "GameSeat",
     "PlayerRow",
+    "ScoreGameRow",
     "SqlStorage",
     "Storage",
     "TableRow",

@@ -79,6 +79,19 @@ class GameSeat:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ScoreGameRow:
+    """A score-keeper game kept for a player: the game as the page wrote it, and when."""
+
+    game_id: str
+    name: str
+    data: dict[str, Any]
+    updated: float
+    """The page's own time of its last change (milliseconds since 1970), used to merge copies."""
+    stored_at: float
+    """When the server stored it (seconds since 1970)."""
+
+
 class Storage(Protocol):
     """What the server needs from a database."""
 
@@ -170,6 +183,20 @@ class Storage(Protocol):
 
     def history(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """A player's finished games, newest first."""
+        ...
+
+    def score_games(self, player_id: str) -> list[ScoreGameRow]:
+        """A player's score-keeper games, most recently changed first."""
+        ...
+
+    def save_score_game(self, player_id: str, game_id: str, name: str, data: dict[str, Any], updated: float,
+                        limit: int) -> tuple[str, ScoreGameRow | None]:
+        """Keep a score-keeper game: ``("saved", row)``; ``("newer", stored)`` when the stored copy was
+        changed later (nothing written); ``("full", None)`` when the player already has ``limit`` games."""
+        ...
+
+    def delete_score_game(self, player_id: str, game_id: str) -> bool:
+        """Forget one of a player's score-keeper games; whether it was there."""
         ...
 
     def close(self) -> None:

@@ -110,3 +110,13 @@ table_leases = Table(
 )
 """Which server process owns a live table (several processes on PostgreSQL, ``spades.storage.lease``):
 ``epoch`` grows with every new owner and fences the log against a stalled former one."""
+
+score_games = Table(
+    "score_games", metadata,
+    Column("player_id", String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True),
+    Column("game_id", String(40), primary_key=True),
+    Column("name", String(80), nullable=False),
+    Column("data", Text, nullable=False),
+    Column("updated", Float, nullable=False),
+    Column("stored_at", Float, nullable=False),
+)

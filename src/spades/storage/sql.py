@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection, Row
 from sqlalchemy.exc import IntegrityError
 
 from spades.storage import schema as s
-from spades.storage.base import ChatRow, DuplicateError, EventRow, GameSeat, PlayerRow, TableRow
+from spades.storage.base import ChatRow, DuplicateError, EventRow, GameSeat, PlayerRow, ScoreGameRow, TableRow
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -251,6 +251,45 @@ class SqlStorage:
                      "rated": r.rated, "rating_before": r.rating_before, "rating_after": r.rating_after,
                      "finished_at": r.finished_at} for r in c.execute(q)]
 
+    # ------------------------------------------------------------------ score-keeper games
+
+    def score_games(self, player_id: str) -> list[ScoreGameRow]:
+        """A player's score-keeper games, most recently changed first."""
+        g = s.score_games
+        q = select(g).where(g.c.player_id == player_id).order_by(g.c.updated.desc(), g.c.game_id)
+        with self.engine.connect() as c:
+            return [_score_game(r) for r in c.execute(q)]
+
+    def save_score_game(self, player_id: str, game_id: str, name: str, data: dict[str, Any], updated: float,
+                        limit: int) -> tuple[str, ScoreGameRow | None]:
+        """Insert or replace a game unless the stored copy is newer or the player has ``limit`` games."""
+        g = s.score_games
+        mine = (g.c.player_id == player_id) & (g.c.game_id == game_id)
+        now = time.time()
+        try:
+            with self.engine.begin() as c:
+                old = c.execute(select(g).where(mine)).first()
+                if old is not None and old.updated > updated:
+                    return "newer", _score_game(old)
+                values = {"name": name, "data": json.dumps(data), "updated": updated, "stored_at": now}
+                if old is not None:
+                    c.execute(update(g).where(mine).values(**values))
+                else:
+                    have = c.execute(select(func.count()).select_from(g).where(g.c.player_id == player_id)).scalar_one()
+                    if have >= limit:
+                        return "full", None
+                    c.execute(insert(g).values(player_id=player_id, game_id=game_id, **values))
+        except IntegrityError:
+            raise DuplicateError(f"score game {game_id} was saved twice at once") from None
+        return "saved", ScoreGameRow(game_id, name, data, updated, now)
+
+    def delete_score_game(self, player_id: str, game_id: str) -> bool:
+        """Forget one of a player's games."""
+        g = s.score_games
+        with self.engine.begin() as c:
+            done = c.execute(delete(g).where(g.c.player_id == player_id, g.c.game_id == game_id))
+        return bool(done.rowcount)
+
     def count_events(self, table_id: str) -> int:
         """How many events a table has (for tests and tools)."""
         with self.engine.connect() as c:
@@ -282,6 +321,10 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 
 def _player(row: Row[Any]) -> PlayerRow:
     return PlayerRow(row.id, row.name, row.username, row.rating_mu, row.rating_sigma, row.rated_games)
+
+
+def _score_game(row: Row[Any]) -> ScoreGameRow:
+    return ScoreGameRow(row.game_id, row.name, json.loads(row.data), row.updated, row.stored_at)
 
 
 def _table(row: Row[Any]) -> TableRow:

@@ -2,6 +2,9 @@
 // and tricks, and its nil bids made or failed) and kept in localStorage;
 // every score comes from the server's POST /api/score (the engine's ScoreSheet), never from code here.
 // Without the server the hands are still kept, and the scores are filled in when it answers again.
+// Signed in with an account, the games are also kept on the server (GET/PUT/DELETE /api/scoregames) and
+// merged with this device's copies: the copy changed last wins, a game deleted on one device goes from
+// the others.
 
 import { OfflineError, api, el, loadJSON, replaceChildren, rulesCatalogue, saveJSON, signed, valueText }
   from "./common.js";
@@ -11,9 +14,12 @@ const STORE_KEY = "spades.scorekeeper.v1";
 const RETRY_MS = 15000;
 const FOUR_NAMES = ["North", "East", "South", "West"];
 
-/** Everything kept on this device: {games: [game], undone: {gameId: [hand]}}. */
+/** Everything kept on this device: {games: [game], deleted: [{id, account}]} (deletions not yet told to
+ * the server). A game the server also keeps has `account` (whose it is) and `synced` (its `updated` when
+ * this device and the server last agreed). */
 let store = loadJSON(STORE_KEY, { games: [] });
 if (!store || !Array.isArray(store.games)) store = { games: [] };
+if (!Array.isArray(store.deleted)) store.deleted = [];
 
 let catalogue = null;
 let editing = null; // index of the hand being edited, or null for a new hand
@@ -91,6 +97,155 @@ function handKey(game) {
   return JSON.stringify({ rules: rulesSpec(game), hands: game.hands });
 }
 
+// ---------------------------------------------------------------- the server's copies (signed in)
+
+let account = null; // the signed-in user name; null for a guest, or without the game server
+let syncState = "local"; // local | guest | synced | offline | error
+let syncing = null;
+const SYNC_MS = 60000;
+
+async function call(method, path, body) {
+  let response;
+  try {
+    response = await fetch(path, { method, headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw new OfflineError(String(e));
+  }
+  if (response.status >= 500) throw new OfflineError(`server answered ${response.status}`);
+  let data = null;
+  try {
+    data = await response.json();
+  } catch { /* not JSON */ }
+  return { status: response.status, data };
+}
+
+function reasonOf(answer) {
+  return answer.data && answer.data.error ? answer.data.error.reason : `the server answered ${answer.status}`;
+}
+
+/** The game as the server keeps it: without this device's sync marks and cached scores. */
+function serverCopy(game) {
+  const { account: _a, synced: _s, scored: _c, scoredKey: _k, ...rest } = game;
+  return rest;
+}
+
+function fromServer(row, local) {
+  return { ...row.game, account, synced: row.updated,
+    scored: local ? local.scored : null, scoredKey: local ? local.scoredKey : null };
+}
+
+function renderSync() {
+  const texts = {
+    local: ["", ""],
+    guest: ["", "Games stay on this device. Sign in on the home page to keep them with your account too."],
+    synced: ["ok", `Games are kept on this device and with your account ${account}.`],
+    offline: ["warn", "The server cannot be reached: games are kept on this device and go to your account when it is back."],
+  };
+  const [kind, text] = texts[syncState] || ["bad", syncState];
+  for (const node of [$("sync-status"), $("game-sync")]) {
+    if (text) setNotice(node, kind, text); else clearNotice(node);
+  }
+}
+
+/** Replace a local game with the server's copy (and redraw it if it is on screen). */
+function adopt(row) {
+  const i = store.games.findIndex((g) => g.id === row.id);
+  const merged = fromServer(row, i >= 0 ? store.games[i] : null);
+  if (i >= 0) store.games[i] = merged; else store.games.push(merged);
+  if (current && current.id === row.id) {
+    current = merged;
+    if (!$("game-view").hidden && editing === null) showGame(merged);
+  }
+}
+
+/** Send one game to the server; a copy there changed later wins and comes back instead. */
+async function push(game) {
+  if (!account || (game.account && game.account !== account)) return;
+  const sent = game.updated;
+  const answer = await call("PUT", `/api/scoregames/${encodeURIComponent(game.id)}`, { game: serverCopy(game) });
+  if (answer.status === 200) {
+    game.account = account;
+    game.synced = sent;
+  } else if (answer.status === 409 && answer.data && answer.data.game) {
+    adopt(answer.data.game);
+  } else if (answer.status === 401 || answer.status === 403) {
+    account = null;
+    syncState = "guest";
+  } else {
+    throw new Error(`"${game.name}" could not be kept on the server: ${reasonOf(answer)}`);
+  }
+}
+
+/** Merge this device's games with the account's games on the server. */
+async function sync() {
+  if (syncing) return syncing;
+  syncing = (async () => {
+    try {
+      const me = await call("GET", "/api/me");
+      if (me.status !== 200 || !me.data || !("guest" in me.data)) {
+        account = null;
+        syncState = "local"; // pages served without the game server
+        return;
+      }
+      account = me.data.guest ? null : me.data.username;
+      if (!account) {
+        syncState = "guest";
+        return;
+      }
+      for (const d of store.deleted.filter((x) => x.account === account)) {
+        const answer = await call("DELETE", `/api/scoregames/${encodeURIComponent(d.id)}`);
+        if (answer.status === 200 || answer.status === 404) store.deleted = store.deleted.filter((x) => x !== d);
+      }
+      const list = await call("GET", "/api/scoregames");
+      if (list.status !== 200) throw new Error(reasonOf(list));
+      const remote = new Map(list.data.games.map((row) => [row.id, row]));
+      for (const row of remote.values()) {
+        if (store.deleted.some((d) => d.id === row.id && d.account === account)) continue;
+        const local = findGame(row.id);
+        if (local && local.account && local.account !== account) continue;
+        if (!local || row.updated > local.updated) adopt(row);
+        else if (row.updated < local.updated) await push(local);
+        else {
+          local.account = account;
+          local.synced = row.updated;
+        }
+      }
+      for (const local of [...store.games]) {
+        if (remote.has(local.id) || (local.account && local.account !== account)) continue;
+        if (local.account === account && local.synced !== undefined && local.updated <= local.synced) {
+          store.games = store.games.filter((g) => g !== local); // deleted on another device
+          if (current === local) current = null;
+        } else {
+          await push(local);
+        }
+      }
+      syncState = "synced";
+    } catch (e) {
+      syncState = e instanceof OfflineError ? "offline" : e.message;
+    } finally {
+      persist();
+      syncing = null;
+    }
+  })();
+  await syncing;
+  renderSync();
+  if (!$("list-view").hidden) showList();
+  else if (!$("game-view").hidden && !current) route(); // the game on screen was deleted elsewhere
+  return null;
+}
+
+/** After a change to a game: keep it on the server too (when signed in). */
+function pushSoon(game) {
+  if (!account) return;
+  push(game).then(() => {
+    persist();
+    syncState = "synced";
+  }).catch((e) => {
+    syncState = e instanceof OfflineError ? "offline" : e.message;
+  }).finally(renderSync);
+}
+
 // ---------------------------------------------------------------- routing
 
 function route() {
@@ -146,6 +301,7 @@ function importGame(file) {
         };
         store.games.push(game);
         persist();
+        pushSoon(game);
         location.hash = `#game-${game.id}`;
       }).catch((e) => setNotice($("list-status"), "bad", `Could not import: ${e.message}`));
     } catch (e) {
@@ -240,6 +396,7 @@ function startGame(event) {
   };
   store.games.push(game);
   persist();
+  pushSoon(game);
   $("game-name").value = "";
   form.select.value = "standard";
   form.preset = "standard";
@@ -676,6 +833,7 @@ async function submitHand(event) {
   if (editing === null) undone.delete(game.id);
   editing = null;
   persist();
+  pushSoon(game);
   buildHandForm();
   await rescore();
   firstField().focus();
@@ -708,6 +866,7 @@ function undoHand() {
   if (editing !== null && editing >= game.hands.length) editing = null;
   game.updated = Date.now();
   persist();
+  pushSoon(game);
   buildHandForm();
   rescore();
   setNotice($("score-status"), "ok", `Hand ${game.hands.length + 1} taken back.`);
@@ -720,6 +879,7 @@ function redoHand() {
   game.hands.push(stack.pop());
   game.updated = Date.now();
   persist();
+  pushSoon(game);
   buildHandForm();
   rescore();
 }
@@ -785,10 +945,23 @@ function shareText() {
 }
 
 function deleteGame() {
+  const game = current;
+  const where = game.account ? "this device and your account" : "this device";
   // eslint-disable-next-line no-alert
-  if (!confirm(`Delete "${current.name}" from this device?`)) return;
-  store.games = store.games.filter((g) => g !== current);
+  if (!confirm(`Delete "${game.name}" from ${where}?`)) return;
+  store.games = store.games.filter((g) => g !== game);
   current = null;
+  if (game.account) {
+    store.deleted.push({ id: game.id, account: game.account });
+    if (account === game.account) {
+      call("DELETE", `/api/scoregames/${encodeURIComponent(game.id)}`).then((answer) => {
+        if (answer.status === 200 || answer.status === 404) {
+          store.deleted = store.deleted.filter((d) => d.id !== game.id || d.account !== game.account);
+          persist();
+        }
+      }).catch(() => {}); // offline: told at the next sync
+    }
+  }
   persist();
   location.hash = "";
 }
@@ -829,15 +1002,26 @@ function init() {
     editing = null;
     route();
   });
-  window.addEventListener("online", () => rescore());
+  window.addEventListener("online", () => {
+    rescore();
+    sync();
+  });
+  setInterval(() => {
+    if (account || syncState === "offline") sync();
+  }, SYNC_MS);
   window.addEventListener("storage", (e) => {
     if (e.key === STORE_KEY) {
       store = loadJSON(STORE_KEY, { games: [] });
+      if (!store || !Array.isArray(store.games)) store = { games: [] };
+      if (!Array.isArray(store.deleted)) store.deleted = [];
       route();
     }
   });
   route();
   document.documentElement.dataset.ready = "score";
+  sync().then(() => {
+    document.documentElement.dataset.synced = syncState;
+  });
 }
 
 init();
