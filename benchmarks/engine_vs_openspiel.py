@@ -17,21 +17,23 @@ import statistics
 import time
 from typing import Any
 
-from spades.bench import random_hand
+from spades.bench import random_hand, shuffled
 from spades.core import Rules
+
+_DECK = tuple(range(52))
+"""OpenSpiel's deal actions: card c goes to the next seat. Dealt in the order ``shuffled`` gives."""
 
 
 def openspiel_hands(game: Any, count: int, rng: random.Random) -> None:
     """``count`` random hands on OpenSpiel: 52 chance deals, then random legal actions to the end."""
+    rand = rng.random
     for _ in range(count):
         state = game.new_initial_state()
-        deck = list(range(52))
-        rng.shuffle(deck)
-        for card in deck:
+        for card in shuffled(_DECK, rand):
             state.apply_action(card)
         while not state.is_terminal():
             legal = state.legal_actions()
-            state.apply_action(legal[int(rng.random() * len(legal))])
+            state.apply_action(legal[int(rand() * len(legal))])
         state.returns()
 
 

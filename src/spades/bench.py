@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from spades.core.actions import Bid, BidValue, Play
@@ -12,17 +13,29 @@ from spades.core.rules import Rules
 from spades.core.scoring import score_hand
 
 
+def shuffled(cards: Sequence[int], rand: Callable[[], float]) -> list[int]:
+    """The cards in a uniformly random order: sorted by one ``rand()`` draw each.
+
+    The benchmark's shuffle, the same for this engine and for OpenSpiel: both deal from it. It draws
+    from the same source as the action picks, uniform doubles, as OpenSpiel's own chance sampling does
+    (``SampleAction`` walks the outcomes' probabilities with one uniform double). Games deal with
+    ``spades.shuffle``'s secure shuffle instead; this one is for measuring."""
+    keys = [rand() for _ in cards]
+    return sorted(cards, key=keys.__getitem__)
+
+
 def random_hand(rules: Rules, rng: random.Random) -> Hand:
-    """Deal, four bids and random legal play to the end with the engine's fast path."""
+    """Deal, four bids and random legal play to the end with the engine's fast path.
+
+    Every pick is uniform by ``int(random() * k)``, as the OpenSpiel driver picks its actions
+    (``randrange`` and ``randint`` cost a Python call chain each): the dealer, each bid from
+    ``legal_actions()`` (nil, 1 to 13), and each card (``play_out_random``)."""
     lay = rules.layout
-    perm = list(range(len(lay.deck)))
-    rng.shuffle(perm)
-    # Uniform picks by ``int(random() * k)``, as the OpenSpiel driver picks its actions (``randrange`` and
-    # ``randint`` cost a Python call chain each).
     rand = rng.random
-    hand = Hand(rules, int(rand() * lay.n), deal_order(rules, perm))
+    hand = Hand(rules, int(rand() * lay.n), shuffled(lay.deck, rand))
     for _ in range(lay.n):
-        hand.apply_unchecked(Bid(hand.to_act, BidValue(1 + int(rand() * 4))))
+        legal = hand.legal_actions()
+        hand.apply_unchecked(legal[int(rand() * len(legal))])
     hand.play_out_random(rand)
     score_hand(rules, hand.bids, hand.tricks_taken, [0] * lay.sides_count)
     return hand

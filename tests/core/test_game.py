@@ -123,6 +123,13 @@ def test_a_game_without_a_shuffler_waits_for_the_deal() -> None:
         game.start_hand()
     with pytest.raises(IllegalActionError, match="not exactly this game's deck"):
         game.start_hand([0, 1, 2])
+    # A card twice and its neighbour missing (the two bits of the card add up to the neighbour's), a
+    # card number outside the deck, something that is not a card: each refused, nothing dealt.
+    for bad in ([0, 0, *range(2, 52)], [-1, *range(1, 52)], [*range(51), 52], [*range(51), "AS"],
+                [*range(51), [51]]):
+        with pytest.raises(IllegalActionError, match="not exactly this game's deck"):
+            game.start_hand(bad)
+    assert game.awaiting_deal
     game.start_hand(list(range(52)))
     with pytest.raises(IllegalActionError, match="not finished"):
         game.start_hand(list(range(52)))

@@ -42,7 +42,7 @@ def test_play_out_random_plays_as_play_fast_with_random_legal_picks(preset: str,
     rng = random.Random(seed)
     while hand.phase is not Phase.PLAY:  # bids and exchanges by the tests' policy (no misdeals)
         hand.apply(choose(rng, hand.legal_actions(), misdeal_p=0))
-    for _ in range(plays):  # start anywhere: mid-trick, mid-hand, or at the opening lead
+    for _ in range(plays % (rules.layout.n * rules.layout.hand_size)):  # start anywhere before the end
         hand.apply(rng.choice(hand.legal_actions()))
     ours, ref = hand.clone(), hand.clone()
     ours.play_out_random(random.Random(seed + 1).random)

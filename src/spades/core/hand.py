@@ -20,6 +20,7 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from spades.core.actions import (
@@ -50,11 +51,26 @@ from spades.core.rules import Rules
 _PACK0 = (1 << FACES_PER_PACK) - 1
 _RANKS_OF = tuple(tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
 """For each 13-bit suit window, the ranks present (the rollout's fast pick within a suit)."""
+_COUNT_OF = tuple(len(ranks) for ranks in _RANKS_OF)
+"""For each 13-bit suit window, how many ranks it holds."""
+_FOLLOW4 = tuple((s1, 4 * s1, s2, 4 * s2, s3, 4 * s3) for s1, s2, s3 in
+                 (((s + 1) % 4, (s + 2) % 4, (s + 3) % 4) for s in range(4)))
+"""Four seats, per leader: each follower in turn and the start of its suit windows (``_play_out_four``)."""
 _JQK_RANKS = (9, 10, 11)
 _FOLLOWERS = {n: tuple(tuple((s + i) % n for i in range(1, n)) for s in range(n)) for n in range(2, 7)}
 """For a table of n seats, per leader: the seats that follow in a trick, in turn."""
 _tuple_new = tuple.__new__
 """``Trick(...)`` without the named tuple's Python-level ``__new__`` (tricks are made in the hot path)."""
+_PLAYS = tuple(tuple(Play(seat, c) for c in range(2 * FACES_PER_PACK)) for seat in range(6))
+"""``Play(seat, card)`` for every seat and card number, made once: ``legal_actions`` hands these out."""
+
+
+@lru_cache(maxsize=64)
+def _plain_bids(seat: int, hand_size: int) -> tuple[Bid, ...]:
+    # A seat's bids when nothing restricts them (``FastPaths.plain_bids``): nil, then 1 to hand_size.
+    return (Bid(seat, NIL), *(Bid(seat, BidValue(k)) for k in range(1, hand_size + 1)))
+
+
 _UNDO_PLAY, _UNDO_BID, _UNDO_ALL = "play", "bid", "all"
 """The kinds of undo record: what a play changes, what a bid changes, the whole state."""
 
@@ -180,36 +196,40 @@ class Hand:
         self.rules = rules
         self.layout = lay
         self.dealer = dealer
-        self.context = context or _NO_CONTEXT
-        self.hands = hands = [0] * n
-        self.stock = ()
-        self.draw_seen: list[list[int]] = [[] for _ in range(n)]
-        self.stock_pos = 0
-        # Seat (dealer + 1 + k) gets every n-th card from position k; the rest is left over.
+        self.context = context = context or _NO_CONTEXT
+        # Seat (dealer + 1 + k) gets every n-th card from position k; the rest is left over. Each card
+        # is looked up in the deck's ``card_bit`` (a card not in the deck is a missing key) and a hand is
+        # the sum of its cards' bits, all in C. Sums of distinct bits never carry, and any carry loses a
+        # bit, so ``len(order)`` cards whose bits add up to the deck's set are exactly the deck.
+        bit = lay.card_bit.__getitem__
         dealt_count = 4 * lay.hand_size if n == 2 else n * lay.hand_size
-        rest = 0
-        for c in order[dealt_count:]:
-            rest |= 1 << c
-        given = rest
-        if n == 2:
-            self.stock = tuple(order)
-            for c in order[:dealt_count]:
-                given |= 1 << c
-        else:
-            for k in range(n):
-                m = 0
-                for c in order[k:dealt_count:n]:
-                    m |= 1 << c
-                hands[(dealer + 1 + k) % n] = m
-                given |= m
+        try:
+            rest = sum(map(bit, order[dealt_count:]))
+            if n == 2:
+                dealt = [0, 0]
+                given = rest + sum(map(bit, order[:dealt_count]))
+            else:
+                dealt = [sum(map(bit, order[k:dealt_count:n])) for k in range(n)]
+                given = rest + sum(dealt)
+        except (KeyError, TypeError):
+            given = -1
         if len(order) != len(lay.deck) or given != lay.deck_set:
             raise IllegalActionError("the cards to deal are not exactly this game's deck")
+        if n == 2:
+            self.stock = tuple(order)
+        else:
+            self.stock = ()
+            k = (-dealer - 1) % n  # seat s gets the cards from position (s - dealer - 1) mod n
+            dealt = dealt[k:] + dealt[:k]
         self.out = 0
         if n != 2 and rules.dealer_discard:
-            hands[dealer] |= rest
+            dealt[dealer] |= rest
         else:
             self.out = rest
-        self.dealt = list(self.hands)
+        self.hands = dealt
+        self.dealt = dealt[:]
+        self.draw_seen: list[list[int]] = [[] for _ in range(n)]
+        self.stock_pos = 0
         self.bids = [None] * n
         self.tricks_taken = [0] * n
         self.tricks = []
@@ -229,7 +249,6 @@ class Hand:
         first = dealer if rules.first_bidder == "dealer" else (dealer + 1) % n
         self.bid_order = [*range(first, n), *range(first)]  # the seats from ``first`` round the table
         self.bid_pos = 0
-        context = self.context
         sides = context.blind_sides
         if sides is None or not (rules.blind_nil or rules.blind_bids) or context.bidless or n == 2:
             # No blind bids this hand (the common case): everyone looks at once. In the two-handed
@@ -324,6 +343,15 @@ class Hand:
         """
         if seat is None:
             seat = self.to_act
+        ph = self.phase
+        if ph is Phase.PLAY:
+            # The hot case for search: one shared ``Play`` value per seat and card, no misdeal to ask about.
+            if seat != self.to_act:
+                return []
+            row = _PLAYS[seat]
+            return [row[c] for c in cards_of(self._dedupe(self.legal_play_mask()))]
+        if ph is Phase.BID and seat == self.to_act and self.looked[seat] and self.rules.fast.plain_bids:
+            return list(_plain_bids(seat, self.layout.hand_size))
         if self.is_over:
             return []
         out: list[Action] = []
@@ -331,9 +359,6 @@ class Hand:
             out.append(Misdeal(seat))
         if seat != self.to_act:
             return out
-        ph = self.phase
-        if ph is Phase.PLAY:
-            return [Play(seat, c) for c in cards_of(self._dedupe(self.legal_play_mask()))]
         if ph is Phase.BID:
             out.extend(Bid(seat, v) for v in self._legal_bids(seat))
             if not self.looked[seat]:
@@ -508,10 +533,18 @@ class Hand:
             self.play_fast(action.card)
             return
         if isinstance(action, Bid):
-            self._undo.append((_UNDO_BID, self.phase, self.to_act, self.bid_pos, self.bids[:], self.looked[:],
+            bids = self.bids
+            pos = self.bid_pos
+            self._undo.append((_UNDO_BID, self.phase, self.to_act, pos, bids[:], self.looked[:],
                                self.exchanges[:], self.leader))
             self.actions.append(action)
-            self._do_bid(action.seat, action.value)
+            # ``_do_bid`` and ``_next_bidder`` inlined.
+            bids[action.seat] = action.value
+            self.bid_pos = pos = pos + 1
+            if pos < self.layout.n:
+                self.to_act = self.bid_order[pos]
+            else:
+                self._start_exchanges()
             return
         self._undo.append(self._snapshot())
         self.actions.append(action)
@@ -677,6 +710,9 @@ class Hand:
         if self.trick_no == 0 and r.first_lead == "lowest_club":
             for _ in range(n):
                 self._play_random_card(rand)  # the opening lead is forced: the general path
+        if n == 4 and all(h.bit_count() == last - self.trick_no for h in hands):
+            self._play_out_four(rand)
+            return
         followers = _FOLLOWERS[n]
         no_spades = ~lay.spade_mask
         any_time = r.spades_lead == "any_time"
@@ -741,6 +777,142 @@ class Hand:
         self.trick_no = trick_no
         self.leader = self.to_act = seat
         self.led, self.win_seat, self.win_power, self.win_trump = led, win_seat, win_power, win_trump
+        self.current = []
+        self.phase = Phase.DONE
+
+    def _play_out_four(self, rand: Callable[[], float]) -> None:
+        # ``_play_out_natural`` for four seats from the start of a trick, every seat holding a card per
+        # trick left: the standard game's rollouts. Each seat's hand is split into four 13-bit suit
+        # windows for the play-out (``S[4 * seat + suit]``, small ints that Python adds and shifts on its
+        # fast path), the trick's three followers are written out one after the other (no inner loop, no
+        # list of the trick's cards), and a window's ranks and their count come from the two tables
+        # (``len`` is a call). Same picks from the same ``rand`` draws as the general path, card for card.
+        hands = self.hands
+        tricks = self.tricks
+        taken = self.tricks_taken
+        r = self.rules
+        ranks_of, count_of, follow = _RANKS_OF, _COUNT_OF, _FOLLOW4
+        new_trick, trick = _tuple_new, Trick
+        any_time = r.spades_lead == "any_time"
+        broken = self.broken
+        trick_no = self.trick_no
+        left = self.layout.hand_size - trick_no  # cards in each hand
+        seat = self.to_act
+        led, ws, wp, trump = self.led, self.win_seat, self.win_power, self.win_trump
+        S: list[int] = []
+        for h in hands:
+            S += (h & 8191, h >> 13 & 8191, h >> 26 & 8191, h >> 39)
+        while left:
+            # The lead: the k-th lowest card, spades only once broken (or by the rules' leave) unless
+            # nothing else is held; found a window at a time.
+            j = 4 * seat
+            if broken or any_time if trick_no else r.first_lead_spade:
+                k = int(rand() * left)
+            else:
+                k = left - count_of[S[j + 3]]  # cards that are not spades
+                k = int(rand() * (k or left))
+            i = j
+            m = S[i]
+            while k >= count_of[m]:
+                k -= count_of[m]
+                i += 1
+                m = S[i]
+            wp = ranks_of[m][k]
+            S[i] = m ^ 1 << wp
+            led = i - j
+            base = 13 * led
+            c0 = base + wp
+            ws = seat
+            spades_led = trump = led == SPADES
+            if spades_led:
+                broken = True
+            s1, j1, s2, j2, s3, j3 = follow[seat]
+            # Second hand: follows suit (a higher card takes the lead) or, void, plays the k-th lowest
+            # card of the hand (a spade trumps).
+            i = j1 + led
+            m = S[i]
+            if m:
+                rank = ranks_of[m][int(rand() * count_of[m])]
+                S[i] = m ^ 1 << rank
+                c1 = base + rank
+                if rank >= wp:
+                    ws, wp = s1, rank
+            else:
+                k = int(rand() * left)
+                i = j1
+                m = S[i]
+                while k >= count_of[m]:
+                    k -= count_of[m]
+                    i += 1
+                    m = S[i]
+                rank = ranks_of[m][k]
+                S[i] = m ^ 1 << rank
+                i -= j1
+                c1 = 13 * i + rank
+                if i == SPADES:
+                    broken = trump = True
+                    ws, wp = s1, rank
+            # Third and fourth hand: the same, where a trumped trick is taken only by a higher spade
+            # (led spades are trumps themselves). ">=" nowhere matters: there are no identical cards.
+            i = j2 + led
+            m = S[i]
+            if m:
+                rank = ranks_of[m][int(rand() * count_of[m])]
+                S[i] = m ^ 1 << rank
+                c2 = base + rank
+                if rank >= wp and (spades_led or not trump):
+                    ws, wp = s2, rank
+            else:
+                k = int(rand() * left)
+                i = j2
+                m = S[i]
+                while k >= count_of[m]:
+                    k -= count_of[m]
+                    i += 1
+                    m = S[i]
+                rank = ranks_of[m][k]
+                S[i] = m ^ 1 << rank
+                i -= j2
+                c2 = 13 * i + rank
+                if i == SPADES:
+                    broken = True
+                    if not trump or rank >= wp:
+                        ws, wp, trump = s2, rank, True
+            i = j3 + led
+            m = S[i]
+            if m:
+                rank = ranks_of[m][int(rand() * count_of[m])]
+                S[i] = m ^ 1 << rank
+                c3 = base + rank
+                if rank >= wp and (spades_led or not trump):
+                    ws, wp = s3, rank
+            else:
+                k = int(rand() * left)
+                i = j3
+                m = S[i]
+                while k >= count_of[m]:
+                    k -= count_of[m]
+                    i += 1
+                    m = S[i]
+                rank = ranks_of[m][k]
+                S[i] = m ^ 1 << rank
+                i -= j3
+                c3 = 13 * i + rank
+                if i == SPADES:
+                    broken = True
+                    if not trump or rank >= wp:
+                        ws, wp, trump = s3, rank, True
+            tricks.append(new_trick(trick, (seat, ((seat, c0), (s1, c1), (s2, c2), (s3, c3)), ws)))
+            taken[ws] += 1
+            trick_no += 1
+            left -= 1
+            seat = ws
+        hands[:] = [S[j] | S[j + 1] << 13 | S[j + 2] << 26 | S[j + 3] << 39 for j in (0, 4, 8, 12)]
+        # Leave every field as ``play_fast`` would have.
+        self.broken = broken
+        self.trick_no = trick_no
+        self.leader = self.to_act = seat
+        self.led, self.win_seat, self.win_power, self.win_trump = led, ws, wp, trump
         self.current = []
         self.phase = Phase.DONE
 

@@ -174,6 +174,7 @@ class Rules:
     time_limit_minutes: int | None = None
     forced_bids: str = "none"
     _layout: Layout | None = field(default=None, init=False, repr=False, compare=False)
+    _fast: FastPaths | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.partnerships is None:
@@ -184,12 +185,19 @@ class Rules:
         object.__setattr__(self, "top_trumps", tuple(_canonical_cards("top_trumps", self.top_trumps)))
         _check_combination(self)
         object.__setattr__(self, "_layout", _build_layout(self))
+        object.__setattr__(self, "_fast", _fast_paths(self, self.layout))
 
     @property
     def layout(self) -> Layout:
         """What the rule set implies for seats, sides and cards (computed once)."""
         assert self._layout is not None
         return self._layout
+
+    @property
+    def fast(self) -> FastPaths:
+        """Which of the engine's fast paths this rule set may take (computed once)."""
+        assert self._fast is not None
+        return self._fast
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Rules:
@@ -382,11 +390,40 @@ class Layout:
     spade_mask: int
     lowest_club: tuple[int, ...]
     """Card numbers of clubs from lowest to highest (for ``first_lead: lowest_club``)."""
+    card_bit: Mapping[int, int]
+    """Per card number of the deck: its card set (``1 << card``); dealing looks cards up here, so a card
+    not in this deck is a missing key."""
 
     @property
     def sides_count(self) -> int:
         """How many sides score."""
         return len(self.sides)
+
+
+@dataclass(frozen=True)
+class FastPaths:
+    """Which shortcuts of the engine's hot paths a rule set allows; each is a case the general code
+    handles too, so a shortcut changes speed only. Built once per ``Rules``."""
+
+    plain_bids: bool
+    """A seat that has looked may bid nil or any number from 1 to ``hand_size``, whatever others bid:
+    no team bidding, no side minimum or maximum, no forced bids, no misdeal calls."""
+    natural_play: bool
+    """The natural deck (cards removed or not), at most four seats, no top trumps, no must_beat: a card
+    is ``13 * suit + rank`` and the spades (suit 3) are the trumps."""
+    plain_scoring: bool
+    """Partnerships, bags as ``penalty``, a failed nil's tricks as bags if the contract is made, a set
+    side losing its bid, no ten for two hundred, no Boston: the scoring of the standard game."""
+
+
+def _fast_paths(r: Rules, lay: Layout) -> FastPaths:
+    return FastPaths(
+        plain_bids=(not r.team_bidding and not r.min_side_bid and r.max_side_bid is None
+                    and r.forced_bids == "none" and not r.misdeal),
+        natural_play=not r.must_beat and not r.top_trumps and lay.n <= 4 and r.deck == "standard",
+        plain_scoring=(bool(r.partnerships) and r.bags == "penalty" and r.failed_nil_tricks == "bags_if_made"
+                       and r.set_penalty == "bid" and not r.ten_for_two_hundred and not r.boston),
+    )
 
 
 def _build_layout(r: Rules) -> Layout:
@@ -437,4 +474,5 @@ def _layout_cached(players: int, partnerships: bool, deck: str, removed: tuple[s
         n=n, sides=sides, side_of=tuple(side_of), partner=tuple(partner), deck=cards,
         deck_set=sum(1 << c for c in cards), hand_size=hand_size, effective_suit=tuple(eff),
         power=tuple(power), suit_mask=tuple(masks), spade_mask=masks[SPADES], lowest_club=tuple(clubs),
+        card_bit={c: 1 << c for c in cards},
     )

@@ -22,6 +22,14 @@ class ScoreLine(NamedTuple):
     points: int
 
 
+_new = tuple.__new__
+"""A named tuple made without its Python-level ``__new__`` (scores are made by the thousand in search)."""
+
+
+def _line(text: str, points: int) -> ScoreLine:
+    return _new(ScoreLine, (text, points))
+
+
 class SideScore(NamedTuple):
     """A side's result for one hand. (Named tuples: scoring runs in search, where they are cheap.)"""
 
@@ -54,7 +62,7 @@ def apply_bags(rules: Rules, count: int, new_bags: int) -> tuple[int, int, list[
     plural = "s" if new_bags != 1 else ""
     if mode == "penalty":
         pts = new_bags
-        lines.append(ScoreLine(f"{new_bags} bag{plural}", new_bags))
+        lines.append(_line(f"{new_bags} bag{plural}", new_bags))
     elif mode == "none":
         return new_bags, count, [ScoreLine(f"{new_bags} over-trick{plural}", new_bags)]
     elif mode == "minus_one":
@@ -63,12 +71,12 @@ def apply_bags(rules: Rules, count: int, new_bags: int) -> tuple[int, int, list[
         return -10 * new_bags, count, [ScoreLine(f"{new_bags} over-trick{plural} at -10", -10 * new_bags)]
     else:  # count_only
         pts = 0
-        lines.append(ScoreLine(f"{new_bags} bag{plural} (counted, no points)", 0))
+        lines.append(_line(f"{new_bags} bag{plural} (counted, no points)", 0))
     count += new_bags
     while count >= rules.bag_limit:
         count -= rules.bag_limit
         pts -= rules.bag_penalty
-        lines.append(ScoreLine(f"{rules.bag_limit} bags reached", -rules.bag_penalty))
+        lines.append(_line(f"{rules.bag_limit} bags reached", -rules.bag_penalty))
     return pts, count, lines
 
 
@@ -124,9 +132,9 @@ def _score_side(rules: Rules, seats: Sequence[int], bids: Sequence[BidValue | No
             value = rules.blind_nil_points if bid.blind else rules.nil_points
             name = "blind nil" if bid.blind else "nil"
             if n == 0:
-                lines.append(ScoreLine(f"{name} made (seat {s})", value))
+                lines.append(_line(f"{name} made (seat {s})", value))
             else:
-                lines.append(ScoreLine(f"{name} failed (seat {s} took {n} trick{'s' if n != 1 else ''})", -value))
+                lines.append(_line(f"{name} failed (seat {s} took {n} trick{'s' if n != 1 else ''})", -value))
             if partner_counts:
                 toward += n
             else:
@@ -139,25 +147,25 @@ def _score_side(rules: Rules, seats: Sequence[int], bids: Sequence[BidValue | No
         if rules.boston and contract == all_tricks:
             value = 400 if blind_part else 200
             made = toward == all_tricks
-            lines.append(ScoreLine(f"{blind.strip() + ' ' if blind else ''}Boston {'made' if made else 'failed'}",
+            lines.append(_line(f"{blind.strip() + ' ' if blind else ''}Boston {'made' if made else 'failed'}",
                                    value if made else -value))
         elif rules.ten_for_two_hundred and contract == 10:
             made = toward == 10
-            lines.append(ScoreLine(f"ten for two hundred {'made' if made else f'missed ({toward} tricks)'}",
+            lines.append(_line(f"ten for two hundred {'made' if made else f'missed ({toward} tricks)'}",
                                    200 if made else -200))
         else:
             made = toward >= contract
             value = 10 * (contract - blind_part) + 20 * blind_part
             if made:
-                lines.append(ScoreLine(f"contract of {contract}{blind} made", value))
+                lines.append(_line(f"contract of {contract}{blind} made", value))
                 over = toward - contract
             else:
                 if rules.set_penalty == "bid":
-                    lines.append(ScoreLine(f"set: contract of {contract}{blind}, took {toward}", -value))
+                    lines.append(_line(f"set: contract of {contract}{blind}, took {toward}", -value))
                 else:
                     short = contract - toward
                     loss = 10 * short * (2 if blind_part else 1)
-                    lines.append(ScoreLine(f"set: {short} short of {contract}{blind}", -loss))
+                    lines.append(_line(f"set: {short} short of {contract}{blind}", -loss))
     else:
         made = True if has_nil else None  # an all-nil side's contract of 0 counts as made
     # seed 000: a nil bidder's tricks never count toward the contract, but are bags when it is made.
@@ -170,15 +178,9 @@ def _score_side(rules: Rules, seats: Sequence[int], bids: Sequence[BidValue | No
     points = 0
     for line in lines:
         points += line.points
-    return SideScore(
-        points=points,
-        bags=over if rules.bags in ("penalty", "count_only") else 0,
-        bags_total=bags_after,
-        tricks=taken,
-        contract=contract,
-        made=made,
-        lines=tuple(lines),
-    )
+    # (points, bags, bags_total, tricks, contract, made, lines)
+    return _new(SideScore, (points, over if rules.bags in ("penalty", "count_only") else 0, bags_after, taken,
+                            contract, made, tuple(lines)))
 
 
 def blind_eligible_sides(rules: Rules, totals: Sequence[int]) -> list[bool]:
