@@ -14,7 +14,7 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
 
 from spades.core import (
@@ -226,3 +226,42 @@ def test_checked_apply_accepts_exactly_the_legal_actions(preset: str, seed: int,
         assert snapshot(hand) == before
     else:
         assert action in legal or same_face, f"{action} was accepted"
+
+
+@settings(max_examples=25, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 2**32), at=st.integers(0, 80),
+       back=st.integers(0, 80))
+@example(preset="two-handed", seed=3, at=9, back=0)  # in the draw
+@example(preset="standard", seed=5, at=5, back=3)  # in the bidding, nil cards passed (nil_pass: 2)
+def test_a_clone_and_its_original_never_change_each_other(preset: str, seed: int, at: int, back: int) -> None:
+    """``clone`` shares the lists a hand only ever replaces; undoing and playing on either one, in any
+    phase (draws, bids, looks, exchanges, plays), leaves the other exactly as it was."""
+    options: dict[str, Any] = {"preset": preset}
+    if load_rules(preset).blind_nil:
+        options["blind_behind"] = 0  # blind nils and looks at any time
+    if load_rules(preset).partnerships:
+        options["nil_pass"] = 2
+    rules = load_rules(options)
+    game = Game(rules, shuffler=seeded_shuffler(seed))
+    hand = game.hand
+    rng = random.Random(seed)
+    for _ in range(at):
+        if hand.is_over:
+            break
+        hand.apply(choose(rng, hand.legal_actions(), misdeal_p=0, nil_p=0.4))
+    twin = hand.clone()
+    kept = snapshot(twin)
+    for _ in range(min(back, len(hand.actions))):
+        hand.undo()
+    while not hand.is_over:
+        hand.apply(choose(rng, hand.legal_actions(), misdeal_p=0, nil_p=0.4))
+    assert snapshot(twin) == kept
+    original = snapshot(hand)
+    applied = 0
+    while not twin.is_over:
+        twin.apply(choose(rng, twin.legal_actions(), misdeal_p=0))
+        applied += 1
+    for _ in range(applied):  # (a clone's undo history starts at the clone)
+        twin.undo()
+    assert snapshot(twin) == kept
+    assert snapshot(hand) == original

@@ -51,6 +51,8 @@ from spades.core.rules import Rules
 _PACK0 = (1 << FACES_PER_PACK) - 1
 _RANKS_OF = tuple(tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
 """For each 13-bit suit window, the ranks present (the rollout's fast pick within a suit)."""
+_BID_ORDERS = {n: tuple([*range(first, n), *range(first)] for first in range(n)) for n in range(2, 7)}
+"""For a table of n seats, per first bidder: the seats in bidding order (shared by every hand)."""
 _COUNT_OF = tuple(len(ranks) for ranks in _RANKS_OF)
 """For each 13-bit suit window, how many ranks it holds."""
 _FOLLOW4 = tuple((s1, 4 * s1, s2, 4 * s2, s3, 4 * s3) for s1, s2, s3 in
@@ -59,6 +61,7 @@ _FOLLOW4 = tuple((s1, 4 * s1, s2, 4 * s2, s3, 4 * s3) for s1, s2, s3 in
 _JQK_RANKS = (9, 10, 11)
 _FOLLOWERS = {n: tuple(tuple((s + i) % n for i in range(1, n)) for s in range(n)) for n in range(2, 7)}
 """For a table of n seats, per leader: the seats that follow in a trick, in turn."""
+_new_hand = object.__new__
 _tuple_new = tuple.__new__
 """``Trick(...)`` without the named tuple's Python-level ``__new__`` (tricks are made in the hot path)."""
 _PLAYS = tuple(tuple(Play(seat, c) for c in range(2 * FACES_PER_PACK)) for seat in range(6))
@@ -247,7 +250,7 @@ class Hand:
         self.win_trump = False
         self.win_power = -1
         first = dealer if rules.first_bidder == "dealer" else (dealer + 1) % n
-        self.bid_order = [*range(first, n), *range(first)]  # the seats from ``first`` round the table
+        self.bid_order = _BID_ORDERS[n][first]  # the seats from ``first`` round the table (never changed)
         self.bid_pos = 0
         sides = context.blind_sides
         if sides is None or not (rules.blind_nil or rules.blind_bids) or context.bidless or n == 2:
@@ -274,8 +277,12 @@ class Hand:
             self._start_bidding()
 
     def clone(self) -> Hand:
-        """An independent copy (the undo history is not copied)."""
-        h = Hand.__new__(Hand)
+        """An independent copy (the undo history is not copied).
+
+        The lists the hand changes in place (hands, bids, tricks, the trick being played, the action
+        log) are copied; the others (``dealt``, ``draw_seen``, ``passes``, ``exchanges``, ``bid_order``,
+        ``blind_ok``, ``looked``) are only ever replaced by new lists, so the copy shares them."""
+        h = _new_hand(Hand)
         h.rules = self.rules
         h.layout = self.layout
         h.dealer = self.dealer
@@ -287,16 +294,16 @@ class Hand:
         h.out = self.out
         h.stock = self.stock
         h.stock_pos = self.stock_pos
-        h.draw_seen = [x[:] for x in self.draw_seen]
+        h.draw_seen = self.draw_seen
         h.bids = self.bids[:]
         h.tricks_taken = self.tricks_taken[:]
         h.tricks = self.tricks[:]
         h.current = self.current[:]
         h.broken = self.broken
-        h.passes = self.passes[:]
+        h.passes = self.passes
         h.discard = self.discard
         h.actions = self.actions[:]
-        h.exchanges = self.exchanges[:]
+        h.exchanges = self.exchanges
         h._undo = []
         h.trick_no = self.trick_no
         h.leader = self.leader
@@ -306,8 +313,8 @@ class Hand:
         h.win_power = self.win_power
         h.bid_order = self.bid_order
         h.bid_pos = self.bid_pos
-        h.blind_ok = self.blind_ok[:]
-        h.looked = self.looked[:]
+        h.blind_ok = self.blind_ok
+        h.looked = self.looked
         return h
 
     # ------------------------------------------------------------------ queries
@@ -535,11 +542,14 @@ class Hand:
         if isinstance(action, Bid):
             bids = self.bids
             pos = self.bid_pos
-            self._undo.append((_UNDO_BID, self.phase, self.to_act, pos, bids[:], self.looked[:],
-                               self.exchanges[:], self.leader))
+            seat = action.seat
+            # A bid changes the seat's bid, the turn, and at the last bid the phase, the exchanges due
+            # (a new list) and the leader; nothing else.
+            self._undo.append((_UNDO_BID, self.phase, self.to_act, pos, seat, bids[seat], self.exchanges,
+                               self.leader))
             self.actions.append(action)
             # ``_do_bid`` and ``_next_bidder`` inlined.
-            bids[action.seat] = action.value
+            bids[seat] = action.value
             self.bid_pos = pos = pos + 1
             if pos < self.layout.n:
                 self.to_act = self.bid_order[pos]
@@ -549,9 +559,9 @@ class Hand:
         self._undo.append(self._snapshot())
         self.actions.append(action)
         if isinstance(action, Look):
-            self.looked[action.seat] = True
+            self._look(action.seat)
         elif isinstance(action, Accept):
-            self.looked[action.seat] = True
+            self._look(action.seat)
             self._next_bidder()
         elif isinstance(action, Pass):
             self._do_pass(action.seat, action.cards)
@@ -566,6 +576,12 @@ class Hand:
             self._do_draw(action.seat, action.keep)
         else:  # pragma: no cover - the union is closed
             raise TypeError(f"not an action: {action!r}")
+
+    def _look(self, seat: int) -> None:
+        # ``looked`` is replaced, never changed in place, so clones share it.
+        looked = self.looked[:]
+        looked[seat] = True
+        self.looked = looked
 
     def undo(self) -> None:
         """Take back the last action applied with ``apply`` or ``apply_unchecked``."""
@@ -942,7 +958,13 @@ class Hand:
         r = self.rules
         ex: list[tuple[int, int, int]] = []
         # Cards change hands only after a nil bid (``BidValue.is_nil``, inlined), so most hands skip the loop.
-        if r.partnerships and not all(b is None or b.tricks for b in self.bids):
+        nil = False
+        if r.partnerships:
+            for b in self.bids:
+                if b is not None and not b.tricks:
+                    nil = True
+                    break
+        if nil:
             for s in self.bid_order:
                 b = self.bids[s]
                 partner = self.layout.partner[s]
@@ -960,13 +982,15 @@ class Hand:
             self._start_play()
 
     def _do_pass(self, seat: int, cards: tuple[int, ...]) -> None:
-        giver, receiver, _ = self.exchanges.pop(0)
+        # ``exchanges`` and ``passes`` are replaced, never changed in place, so clones share them.
+        giver, receiver, _ = self.exchanges[0]
+        self.exchanges = self.exchanges[1:]
         moved = 0
         for c in cards:
             moved |= 1 << c
         self.hands[giver] &= ~moved
         self.hands[receiver] |= moved
-        self.passes.append((giver, receiver, tuple(cards)))
+        self.passes = [*self.passes, (giver, receiver, tuple(cards))]
         if self.exchanges:
             self.to_act = self.exchanges[0][0]
         else:
@@ -997,7 +1021,10 @@ class Hand:
             self.hands[seat] |= 1 << top
             self.out |= 1 << nxt  # discarded unseen
         else:
-            self.draw_seen[seat].append(top)
+            # ``draw_seen`` is replaced, never changed in place, so clones share it.
+            seen = self.draw_seen[:]
+            seen[seat] = [*seen[seat], top]
+            self.draw_seen = seen
             self.hands[seat] |= 1 << nxt
         self.stock_pos += 2
         self.to_act = 1 - seat
@@ -1155,15 +1182,16 @@ class Hand:
                 self.tricks_taken[self.tricks.pop().winner] -= 1
             return
         if kind is _UNDO_BID:
-            # What ``_do_bid`` changes, up to the start of the exchanges or of the play.
-            _, self.phase, self.to_act, self.bid_pos, self.bids, self.looked, self.exchanges, self.leader = s
+            # What a bid changes, up to the start of the exchanges or of the play.
+            _, self.phase, self.to_act, self.bid_pos, seat, self.bids[seat], self.exchanges, self.leader = s
             return
         (_, self.phase, self.to_act, self.hands, self.dealt, self.out, self.stock_pos, self.draw_seen,
          self.bids, self.tricks_taken, n_tricks, self.current, self.broken, n_passes, self.discard,
          self.exchanges, self.trick_no, self.leader, self.led, self.win_seat, self.win_trump, self.win_power,
          self.bid_pos, self.looked) = s
         del self.tricks[n_tricks:]
-        del self.passes[n_passes:]
+        if len(self.passes) != n_passes:
+            self.passes = self.passes[:n_passes]  # a new list: clones may share the old one
 
 
 def deal_order(rules: Rules, permutation: Sequence[int]) -> list[int]:
