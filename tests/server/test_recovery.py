@@ -4,8 +4,11 @@ lost or doubled, and clients reconnect and catch up."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
+
+from spades.server.hub import RESTART_GRACE
 
 from .harness import Player, ServeProcess, Sock, seat_four, settle, wait_turn
 from .test_play import choose
@@ -86,5 +89,53 @@ def test_kill_9_and_resume(tmp_path: Path) -> None:
         assert sc[first].view is not None and len(sc[first].view["hand"]) == 13
         sd = tables[3][2][0]
         assert sd.act(choose(sd.view))["type"] == "ack"  # type: ignore[arg-type]
+    finally:
+        srv.stop()
+
+
+def test_turn_timers_and_game_clocks_resume_after_kill_9(tmp_path: Path) -> None:
+    """After a SIGKILL and a restart a turn keeps the time it had left (no fresh timer) and a timed game's
+    clock goes on from its first deal; a deadline that passed while the server was down gets the short
+    restart grace, then the bot plays that turn. Turns run at a tenth of real time (``--time-scale``)."""
+    scale = 0.1
+    srv = ServeProcess(tmp_path / "spades.db", extra=["--bot-delay", "0", "--time-scale", str(scale)]).start()
+    try:
+        def make() -> Player:
+            return Player(srv.url, srv.ws_url)
+
+        def clocks(s: Sock) -> tuple[int, float, float | None]:
+            assert s.state is not None
+            turn = s.state["turn"]
+            return turn["seat"], turn["seconds_left"], s.state["game_seconds_left"]
+
+        # Table A: 600 s turns (60 s here) in a 5-minute game. Table B: 40 s turns (4 s here).
+        ta, pa, _ = seat_four(make, {"preset": "standard", "time_limit_minutes": 5}, turn_seconds=600)
+        tb, pb, sb = seat_four(make, {"preset": "standard"}, turn_seconds=40)
+        probe = pa[0].sock(ta)
+        probe.until(lambda m: m["type"] == "snapshot")
+        read_at = time.monotonic()
+        seat_a, left_a, game_a = clocks(probe)
+        assert 0 < left_a <= 60 and game_a is not None and 0 < game_a <= 300
+        seat_b, left_b, game_b = clocks(sb[0])
+        assert left_b > 0 and game_b is None
+        srv.kill9()
+        time.sleep(4.2)  # table B's deadline passes while the server is down
+        srv.start()
+        up = time.monotonic()
+        # Table B: the deadline passed during the downtime: after the short grace the bot plays that turn
+        # (a fresh timer would wait 4 s more).
+        b = pb[0].sock(tb, last_seq=sb[0].seq)
+        ev = b.until(lambda m: m["type"] == "event" and m["event"].get("by") == "timeout", timeout=10)
+        assert ev["event"]["action"]["seat"] == seat_b
+        assert time.monotonic() - up <= min(40, RESTART_GRACE) * scale + 2.0
+        # Table A: the same turn, with what was left less the time that passed (a fresh timer gives 60 s),
+        # and the game clock going on.
+        again = pa[0].sock(ta)
+        again.until(lambda m: m["type"] == "snapshot")
+        elapsed = time.monotonic() - read_at
+        seat, left, game = clocks(again)
+        assert seat == seat_a
+        assert left <= max(left_a - elapsed, RESTART_GRACE * scale) + 0.5, (left_a, elapsed, left)
+        assert game is not None and game <= game_a - elapsed + 0.5, (game_a, elapsed, game)
     finally:
         srv.stop()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+from spades.core.actions import Look, Misdeal
 from spades.server.protocol import project_event
 from spades.server.table import EVENTS_KEEP, Seat, TableState
 from spades.storage.base import TableRow
@@ -37,3 +40,29 @@ def test_only_recent_events_stay_in_memory() -> None:
     assert [r.seq for r in t.events_after(t.seq - 3) or []] == [t.seq - 2, t.seq - 1, t.seq]
     assert t.events_after(t.seq) == []
     assert len(t.chat) == 50
+
+
+def test_a_timed_game_replays_to_the_same_end_whenever_it_is_loaded() -> None:
+    """The game clock is read from the rows' stored times, live and on replay: a game whose minute ran out
+    during its second hand ends where it ended when its log is replayed a day later, or "too early"."""
+    now = [1000.0]
+    spec = {"preset": "standard", "time_limit_minutes": 1, "target": 10000}
+    t = TableState(TableRow("t", spec, {}, True, None, None, 0.0), clock=lambda: now[0])
+    rows = t.seat_rows([(i, Seat(f"p{i}", f"P{i}")) for i in range(4)])
+    assert t.game.started_at == 1000.0 and t.game_seconds_left(1030.0) == 30.0
+    hands_seen = 0
+    rng = random.Random(5)
+    while not t.over and hands_seen < 10:
+        hand = len(t.game.hands)
+        options = [a for a in t.game.legal_actions() if not isinstance(a, Misdeal | Look)]
+        rows += t.action_rows(rng.choice(options), "player", None, None)
+        if len(t.game.hands) != hand or t.over:
+            hands_seen += 1
+            now[0] += 50.0  # each hand takes 50 seconds: the minute is up at the end of the second
+    assert hands_seen >= 2 and t.game.over  # a tie for first place plays another hand
+    for later in (1000.0, 99999.0):
+        again = TableState(TableRow("t", spec, {}, True, None, None, 0.0), clock=lambda later=later: later)
+        again.replay(rows)
+        assert again.over and again.game.over and again.game.winner == t.game.winner
+        assert len(again.game.hands) == hands_seen and again.game.started_at == 1000.0
+        assert again.turn_started_at == t.turn_started_at

@@ -21,8 +21,8 @@ class ServerConfig:
     """A bot's deadline to decide (seconds); past it the first legal action is taken."""
     time_scale: float = 1.0
     """Multiplies every turn timer (tests use a small factor instead of sleeping for real)."""
-    clock: Callable[[], float] = field(default=time.monotonic)
-    """The clock for turn deadlines (seconds)."""
+    clock: Callable[[], float] = field(default=time.time)
+    """The wall clock (seconds since the epoch): the log's times, turn deadlines and timed games' clocks."""
     default_turn_seconds: float = 30.0
     """The turn timer of a table that does not choose one."""
     max_message_bytes: int = 4096

@@ -37,6 +37,10 @@ HINT_LEVEL = "normal"
 """The level that answers a player's hint: knowledge-based, so it answers in milliseconds."""
 OUTBOX_LIMIT = 2000
 """Messages queued for one connection before it is considered stuck and closed."""
+RESTART_GRACE = 5.0
+"""Seconds (times ``time_scale``, and at most the turn's length) a turn has at least after a restart: a
+deadline that passed while the server was down, or was about to, moves to this much after the start,
+so the player's client can reconnect and act; a later deadline stays where it was."""
 
 
 def default_level() -> str:
@@ -83,7 +87,7 @@ class Hub:
     """All tables of one server process."""
 
     def __init__(self, storage: Storage, *, bot_delay: float = 0.6, bot_think: float = 2.0,
-                 time_scale: float = 1.0, clock: Callable[[], float] = time.monotonic,
+                 time_scale: float = 1.0, clock: Callable[[], float] = time.time,
                  resume_window: int = 500) -> None:
         self.storage = storage
         self.bot_delay = bot_delay
@@ -97,7 +101,12 @@ class Hub:
         self.conns: dict[str, set[Conn]] = defaultdict(set)
         self.locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.armed: dict[str, tuple[Any, ...]] = {}
+        """What each table's timer is armed for: a bot's move or a turn's deadline, at one game event."""
         self.deadlines: dict[str, float] = {}
+        """Turn deadlines (wall clock, like the log's times)."""
+        self.grace: dict[str, tuple[int, float]] = {}
+        """Tables resumed at start: (the game event then, the earliest deadline of that turn)."""
         self.bots: dict[tuple[str, int, str], Bot] = {}
         self.tasks: set[asyncio.Task[None]] = set()
 
@@ -117,6 +126,10 @@ class Hub:
                     continue
                 if t.over:
                     await self._finish(t)
+                seconds = t.settings.get("turn_seconds")
+                if seconds:  # the turn goes on from its stored start; see RESTART_GRACE
+                    grace = min(float(seconds), RESTART_GRACE) * self.time_scale
+                    self.grace[t.id] = (t.last_game_seq, self.clock() + grace)
                 self.schedule(t)
         log.info("resumed %d tables", len(rows))
 
@@ -142,7 +155,7 @@ class Hub:
         if row is None:
             return None
         events = await self.db(self.storage.load_events, table_id)
-        t = TableState(row)
+        t = TableState(row, self.clock)
         t.replay(events)
         self.tables[table_id] = t
         return t
@@ -164,6 +177,7 @@ class Hub:
             await self.db(self.storage.append_events, t.id, rows)
         except Exception:
             self.tables.pop(t.id, None)
+            self.armed.pop(t.id, None)
             fresh = await self._load(t.id)
             if fresh is not None:
                 self.schedule(fresh)
@@ -173,8 +187,8 @@ class Hub:
                 await self._finish(t)  # the record is kept before anybody hears the game is over
             except Exception:  # the over event is stored: the next start finishes the game
                 log.exception("could not keep the finished game of table %s", t.id)
+        self.schedule(t)  # first, so that the state sent carries the new turn's deadline
         self._broadcast(t, rows)
-        self.schedule(t)
 
     # ------------------------------------------------------------------ sending
 
@@ -186,8 +200,11 @@ class Hub:
         """The per-viewer state: ``TableState.game_state`` plus the turn clock."""
         st = t.game_state(viewer)
         deadline = self.deadlines.get(t.id)
+        now = self.clock()
         st["turn"] = {"seat": t.to_act(),
-                      "seconds_left": None if deadline is None else max(0.0, deadline - self.clock())}
+                      "seconds_left": None if deadline is None else round(max(0.0, deadline - now), 2)}
+        left = t.game_seconds_left(now)
+        st["game_seconds_left"] = None if left is None else round(left, 2)
         return st
 
     def _broadcast(self, t: TableState, rows: list[EventRow]) -> None:
@@ -418,24 +435,41 @@ class Hub:
     # ------------------------------------------------------------------ bots and timers
 
     def schedule(self, t: TableState) -> None:
-        """Arm the next bot move or the turn timer of the seat to act."""
+        """Arm the next bot move or the turn timer of the seat to act.
+
+        A turn's deadline is the time its turn started (stored in the log) plus the table's turn length:
+        other events (chat, seat changes) do not move it, and after a restart it is where it was (see
+        ``RESTART_GRACE``). A timer already armed for the same move is left alone."""
+        seat = t.to_act()
+        expect = t.last_game_seq
+        key: tuple[Any, ...] | None = None
+        delay = 0.0
+        deadline: float | None = None
+        if seat is not None and t.bot_plays(seat):
+            key, delay = ("bot", expect, seat), self.bot_delay
+        elif seat is not None and t.settings.get("turn_seconds"):
+            deadline = t.turn_started_at + float(t.settings["turn_seconds"]) * self.time_scale
+            floor = self.grace.get(t.id)
+            if floor is not None and floor[0] == expect:
+                deadline = max(deadline, floor[1])
+            key = ("turn", expect, seat, deadline)
+            delay = max(0.0, deadline - self.clock())
+        if t.id in self.grace and self.grace[t.id][0] != expect:
+            del self.grace[t.id]  # that turn is over: the grace was for it alone
+        if key is not None and self.armed.get(t.id) == key:
+            return
         old = self.timers.pop(t.id, None)
         if old is not None:
             old.cancel()
+        self.armed.pop(t.id, None)
         self.deadlines.pop(t.id, None)
-        seat = t.to_act()
-        if seat is None:
+        if key is None or seat is None:
             return
-        loop = asyncio.get_running_loop()
-        expect = t.last_game_seq
-        if t.bot_plays(seat):
-            self.timers[t.id] = loop.call_later(self.bot_delay, lambda: self._spawn(self._auto(t.id, expect, seat)))
-            return
-        seconds = t.settings.get("turn_seconds")
-        if seconds:
-            delay = float(seconds) * self.time_scale
-            self.deadlines[t.id] = self.clock() + delay
-            self.timers[t.id] = loop.call_later(delay, lambda: self._spawn(self._auto(t.id, expect, seat)))
+        self.armed[t.id] = key
+        if deadline is not None:
+            self.deadlines[t.id] = deadline
+        self.timers[t.id] = asyncio.get_running_loop().call_later(
+            delay, lambda: self._spawn(self._auto(t.id, expect, seat)))
 
     async def _auto(self, table_id: str, expect: int, seat: int) -> None:
         """A bot acts for ``seat``: its own seat, an away player's, or a human's whose time ran out."""
@@ -462,6 +496,7 @@ class Hub:
             log.exception("the bot could not act at table %s", table_id)
             t2 = self.tables.get(table_id)
             if t2 is not None:
+                self.armed.pop(table_id, None)
                 self.schedule(t2)
 
     async def _think(self, t: TableState, seat: int, level: str) -> tuple[HandView, Decision | None]:

@@ -6,6 +6,7 @@ persists and broadcasts them.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,15 +48,26 @@ class Seat:
 
 
 class TableState:
-    """One table in memory. Build it with ``TableState(row)`` then ``replay`` each logged row."""
+    """One table in memory. Build it with ``TableState(row)`` then ``replay`` each logged row.
 
-    def __init__(self, row: TableRow) -> None:
+    Time comes from the log: every row carries the wall-clock time it was made (``clock``, seconds since
+    the epoch), and the two clocks of a table are derived from those times, so they read the same after
+    a restart as before it. The turn started at the last game row (``turn_started_at``); a timed game's
+    clock started at the first deal, and whether its time was up at the end of a hand is judged at the
+    time of that hand's last action, both live and when the log is replayed."""
+
+    def __init__(self, row: TableRow, clock: Callable[[], float] = time.time) -> None:
         self.row = row
         self.id = row.id
         self.rules = load_rules(row.rules)
         self.n = self.rules.layout.n
-        clock = time.time if self.rules.time_limit_minutes is not None else None
-        self.game = Game(self.rules, first_dealer=0, clock=clock)
+        self.clock = clock
+        self._at: float | None = None
+        """The time of the row being made or replayed (the game clock reads it)."""
+        timed = self.rules.time_limit_minutes is not None
+        self.game = Game(self.rules, first_dealer=0, clock=self._game_clock if timed else None)
+        self.turn_started_at = 0.0
+        """When the seat to act got its turn: the time of the last deal or action row."""
         self.seats = [Seat() for _ in range(self.n)]
         self.events: list[EventRow] = []
         """The most recent events (at most ``2 * EVENTS_KEEP``), for catching clients up."""
@@ -97,6 +109,17 @@ class TableState:
             return None
         return self.game.hand.to_act
 
+    def _game_clock(self) -> float:
+        return self._at if self._at is not None else self.clock()
+
+    def game_seconds_left(self, now: float) -> float | None:
+        """A timed game's time left at ``now`` (``None``: untimed, or not dealt yet); the game ends after the
+        hand in which it reaches 0."""
+        minutes = self.rules.time_limit_minutes
+        if minutes is None or not self.started:
+            return None
+        return max(0.0, self.game.started_at + 60 * minutes - now)
+
     def bot_plays(self, seat: int) -> bool:
         """A bot acts for this seat now (no player, or the player is away)."""
         s = self.seats[seat]
@@ -123,8 +146,8 @@ class TableState:
     # ------------------------------------------------------------------ building rows
 
     def _row(self, kind: str, data: dict[str, Any], offset: int, player: str | None = None,
-             client_id: str | None = None) -> EventRow:
-        return EventRow(self.seq + offset, kind, data, player, client_id, time.time())
+             client_id: str | None = None, at: float | None = None) -> EventRow:
+        return EventRow(self.seq + offset, kind, data, player, client_id, self.clock() if at is None else at)
 
     def seat_rows(self, changes: list[tuple[int, Seat]]) -> list[EventRow]:
         """Rows for seat changes, then a deal when every seat is filled and nothing is dealt yet."""
@@ -141,8 +164,13 @@ class TableState:
         """Apply a (checked) action and return its row plus what follows: the reveal of a finished
         hand's seed, the next deal, or the end of the game. Raises ``IllegalActionError`` with nothing
         changed when the action is illegal."""
-        self.game.apply(action)
-        row = self._row("action", {"action": encode_action(action), "by": by}, 1, player, client_id)
+        now = self.clock()
+        self._at = now  # the game clock reads the row's own time, as it will when the log is replayed
+        try:
+            self.game.apply(action)
+        finally:
+            self._at = None
+        row = self._row("action", {"action": encode_action(action), "by": by}, 1, player, client_id, now)
         self._record(row)
         rows = [row]
         rows += self._after_action()
@@ -190,6 +218,7 @@ class TableState:
             del self.events[:EVENTS_KEEP]
         if row.kind in ("action", "deal"):
             self.last_game_seq = row.seq
+            self.turn_started_at = row.created_at
         if row.player_id and row.client_id:
             self.client_ids[(row.player_id, row.client_id)] = row.seq
 
@@ -197,9 +226,15 @@ class TableState:
         """Apply one logged row to the live state (replaying the log, or after building it)."""
         d = row.data
         if row.kind == "action":
-            self.game.apply(decode_action(d["action"]))
+            self._at = row.created_at
+            try:
+                self.game.apply(decode_action(d["action"]))
+            finally:
+                self._at = None
         elif row.kind == "deal":
             self.deals.append(d)
+            if not self.game.hands:
+                self.game.started_at = row.created_at  # a timed game's clock starts at the first deal
             self.game.start_hand(d["order"])
         elif row.kind == "seat":
             s = self.seats[d["seat"]]
