@@ -161,7 +161,9 @@ def test_view_to_dict_is_json_with_card_texts() -> None:
     d = view_hand(game.hand, 0).to_dict()
     assert d["phase"] == "discard" and len(d["hand"]) == 15 and d["to_act"] == 0
     assert all(isinstance(c, str) and len(c) == 2 for c in d["hand"])
-    assert d["legal"][0] == {"seat": 0, "discard": d["legal"][0]["discard"]}
+    # Not the 105 card pairs: what to choose, and from which cards.
+    assert d["legal"] == [{"seat": 0, "discard": {"choose": 2, "from": d["legal"][0]["discard"]["from"]}}]
+    assert sorted(d["legal"][0]["discard"]["from"]) == sorted(d["hand"])
     json.dumps(d)
     assert view_hand(game.hand, 1).to_dict()["legal"] == []
 

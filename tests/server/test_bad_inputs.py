@@ -154,12 +154,23 @@ def test_blind_nil_and_wrong_passes(player: Callable[[], Player]) -> None:
     seq = socks[first].seq
     s = socks[first]
     hand = v["hand"]
-    assert s.act({"pass": hand[:3]})["code"] == "illegal"  # three cards, not two
-    assert s.act({"pass": [hand[0], hand[0]]})["code"] == "illegal"  # the same card twice
-    partner_cards = socks[(first + 2) % 4].view["hand"]  # type: ignore[index]
-    assert s.act({"pass": partner_cards[:2]})["code"] == "illegal"  # cards not held
-    assert s.act({"pass": "2C"})["code"] == "malformed"
-    assert socks[(first + 2) % 4].act({"pass": partner_cards[:2]})["code"] == "illegal"  # not their turn yet
+    # The view says what to choose (not the 78 pairs of cards): two cards of the player's own.
+    assert v["legal"] == [{"seat": first, "pass": {"choose": 2, "from": v["legal"][0]["pass"]["from"]}}]
+    assert sorted(v["legal"][0]["pass"]["from"]) == sorted(hand)
+    partner = socks[(first + 2) % 4]
+    assert partner.view is not None and partner.view["legal"] == []  # the partner passes after
+    for bad, why in ((hand[:3], "choose exactly 2 cards to pass to your partner: you chose 3"),
+                     (hand[:1], "you chose 1"), ([], "you chose 0"),
+                     ([hand[0], hand[0]], "chosen twice"), ([hand[0], "ZZ"], "'ZZ' is not a card")):
+        m = s.act({"pass": bad})
+        assert m["code"] == "illegal" and why in m["reason"], (bad, m)
+    partner_cards = partner.view["hand"]
+    m = s.act({"pass": [c for c in partner_cards if c not in hand][:2]})  # cards not held
+    assert m["code"] == "illegal" and "not in that hand" in m["reason"], m
+    for bad_value in ("2C", [hand[0], 7], {"2C": True}):
+        assert s.act({"pass": bad_value})["code"] == "malformed"
+    assert s.act({"discard": hand[:2]})["code"] == "illegal"  # not the dealer's discard
+    assert partner.act({"pass": partner_cards[:2]})["code"] == "illegal"  # not their turn yet
     assert_unchanged(ps[0], tid, seq)
     assert s.act({"pass": hand[:2]})["type"] == "ack"
 

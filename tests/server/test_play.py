@@ -8,6 +8,15 @@ from typing import Any
 from .harness import LiveServer, Player, Sock, settle, wait_turn
 
 
+def concrete(action: dict[str, Any]) -> dict[str, Any]:
+    """A legal entry as an action to send: a choice of cards (``{"pass": {"choose": 2, "from": [...]}}``)
+    becomes its first cards."""
+    for kind in ("pass", "discard"):
+        if isinstance(action.get(kind), dict):
+            return {"seat": action["seat"], kind: action[kind]["from"][: action[kind]["choose"]]}
+    return action
+
+
 def choose(view: dict[str, Any]) -> dict[str, Any]:
     """A simple legal move from the view: look rather than bid blind, small bids, else the first."""
     legal = view["legal"]
@@ -17,7 +26,7 @@ def choose(view: dict[str, Any]) -> dict[str, Any]:
     bids = [a for a in legal if "bid" in a and isinstance(a["bid"], int)]
     if bids:
         return min(bids, key=lambda a: abs(a["bid"] - 3))
-    return next(a for a in legal if "misdeal" not in a)
+    return concrete(next(a for a in legal if "misdeal" not in a))
 
 
 def test_healthz(server: LiveServer) -> None:

@@ -293,3 +293,25 @@ def test_six_handed_table_marks_the_second_pack(page: Any, game_server: LiveServ
         assert ("second pack" in label) == code.endswith("*"), (code, label)
     assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
     screenshot(page, f"table-six-{viewport[0]}")
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_dealer_discard_chooses_from_the_servers_choice(page: Any, game_server: LiveServer) -> None:
+    """The view says "choose 2 of these cards" (not every pair): the page lets the dealer pick exactly two
+    of their 15 cards, sends them, and goes on to the bidding with 13."""
+    start_game(page, game_server, rules="jokers-54")  # seat 0 deals first: discard two of 15 cards
+    page.wait_for_selector("#confirm-cards")
+    assert page.locator("#hand-cards button").count() == 15
+    assert page.text_content("#confirm-cards").strip() == "Discard 0/2"
+    assert page.is_disabled("#confirm-cards")
+    chosen = []
+    for k in (0, 5):
+        card = page.locator("#hand-cards button.hand-card").nth(k)
+        chosen.append(card.get_attribute("data-card"))
+        card.click()
+    assert page.text_content("#confirm-cards").strip() == "Discard 2/2"
+    screenshot(page, "table-discard-phone")
+    page.click("#confirm-cards")
+    page.wait_for_function("document.querySelectorAll('#hand-cards button.hand-card').length === 13")
+    left = page.eval_on_selector_all("#hand-cards button.hand-card", "els => els.map(e => e.dataset.card)")
+    assert not set(chosen) & set(left)

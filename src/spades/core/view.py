@@ -83,7 +83,7 @@ class HandView:
             "stock_left": self.stock_left,
             "may_bid_blind": self.may_bid_blind,
             "bidless": self.bidless,
-            "legal": [action_to_dict(a, marked=True) for a in self.legal],
+            "legal": legal_to_json(self.legal),
         }
 
 
@@ -184,6 +184,21 @@ def action_to_dict(action: Action, marked: bool = False) -> dict[str, Any]:
     if isinstance(action, Accept):
         return {"seat": action.seat, "accept": True}
     raise TypeError(f"not an action: {action!r}")
+
+
+def legal_to_json(legal: tuple[Action, ...] | list[Action]) -> list[dict[str, Any]]:
+    """Legal actions as a client receives them: each in the record's shape, except that the card
+    combinations of an exchange or a discard (up to 715 of them) become one entry saying what to choose,
+    ``{"seat": 1, "pass": {"choose": 4, "from": ["2C", ...]}}``: send ``{"pass": [...]}`` with exactly
+    ``choose`` different cards of ``from``."""
+    picks = [a for a in legal if isinstance(a, Pass | Discard)]
+    out = [action_to_dict(a, marked=True) for a in legal if not isinstance(a, Pass | Discard)]
+    if picks:
+        kind = "pass" if isinstance(picks[0], Pass) else "discard"
+        pool = sorted({c for a in picks for c in a.cards}, key=_by_face)
+        out.append({"seat": picks[0].seat, kind: {"choose": len(picks[0].cards),
+                                                  "from": [card_code(c) for c in pool]}})
+    return out
 
 
 def _by_face(card: int) -> tuple[int, int]:

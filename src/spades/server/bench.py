@@ -108,7 +108,11 @@ def _choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     if bids:
         return dict(min(bids, key=lambda a: abs(a["bid"] - 3)))
     options = [a for a in legal if "misdeal" not in a]
-    return dict(rng.choice(options))
+    pick = dict(rng.choice(options))
+    for kind in ("pass", "discard"):  # a choice of cards: {"choose": k, "from": [...]}
+        if isinstance(pick.get(kind), dict):
+            pick[kind] = rng.sample(pick[kind]["from"], pick[kind]["choose"])
+    return pick
 
 
 async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableStats, totals: Totals,

@@ -12,9 +12,9 @@ import json
 from typing import Any
 
 from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import card_code, code_card
+from spades.core.cards import FACES_PER_PACK, card_code, card_name, code_card
 from spades.core.errors import CardError, IllegalActionError, SpadesError
-from spades.core.hand import Hand
+from spades.core.hand import Hand, Phase
 from spades.core.record import parse_bid
 from spades.core.rules import Layout
 from spades.core.view import action_to_dict
@@ -114,12 +114,7 @@ def parse_action(data: Any, seat: int, hand: Hand) -> Action:
         if kind == "play":
             return Play(seat, _card(value, hand.hands[seat]))
         if kind in ("pass", "discard"):
-            if not isinstance(value, list) or len(value) > 8:
-                raise ProtocolError("malformed", f"\"{kind}\" must be a list of cards")
-            picked: list[int] = []
-            for v in value:
-                picked.append(_card(v, hand.hands[seat] & ~sum(1 << c for c in picked)))
-            return Pass(seat, tuple(picked)) if kind == "pass" else Discard(seat, tuple(picked))
+            return _choice(kind, value, seat, hand)
         if kind == "misdeal":
             if value is not True:
                 raise ProtocolError("malformed", "\"misdeal\" must be true")
@@ -137,6 +132,28 @@ def parse_action(data: Any, seat: int, hand: Hand) -> Action:
         return Draw(seat, value == "keep")
     except (CardError, IllegalActionError) as e:
         raise ProtocolError("illegal", str(e)) from None
+
+
+def _choice(kind: str, value: Any, seat: int, hand: Hand) -> Action:
+    """A pass or a discard: a list of card texts, checked here for what a person gets wrong (how many,
+    the same card twice) with a reason that says so; the engine then checks the cards are held."""
+    if not isinstance(value, list) or len(value) > 8 or not all(isinstance(v, str) for v in value):
+        raise ProtocolError("malformed", f"\"{kind}\" must be a list of card texts such as [\"2C\", \"QH\"]")
+    phase = Phase.EXCHANGE if kind == "pass" else Phase.DISCARD
+    if hand.phase is phase and hand.to_act == seat and not hand.is_over:
+        need = hand.exchanges[0][2] if kind == "pass" else hand.rules.dealer_discard
+        verb = "pass to your partner" if kind == "pass" else "discard"
+        if len(value) != need:
+            raise ProtocolError("illegal", f"choose exactly {need} card{'s' if need != 1 else ''} to {verb}: "
+                                           f"you chose {len(value)}")
+    picked: list[int] = []
+    for v in value:
+        card = _card(v, hand.hands[seat] & ~sum(1 << c for c in picked))
+        face = card % FACES_PER_PACK
+        if card in picked or (any(c % FACES_PER_PACK == face for c in picked) and not hand.hands[seat] >> card & 1):
+            raise ProtocolError("illegal", f"the {card_name(face)} is chosen twice: choose different cards")
+        picked.append(card)
+    return Pass(seat, tuple(picked)) if kind == "pass" else Discard(seat, tuple(picked))
 
 
 def _card(value: Any, held: int) -> int:

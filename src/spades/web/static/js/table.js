@@ -537,8 +537,9 @@ function renderActions() {
       }
     }
     if (passes.length || discards.length) {
+      // The server sends what to choose, not every combination: {"pass": {"choose": 2, "from": [...]}}.
       const kind = passes.length ? "pass" : "discard";
-      const need = (passes.length ? passes : discards)[0][kind].length;
+      const need = (passes.length ? passes : discards)[0][kind].choose;
       text = kind === "pass"
         ? `Choose ${need} card${need === 1 ? "" : "s"} to pass to your partner, then press Pass.`
         : `Choose ${need} card${need === 1 ? "" : "s"} to discard face down.`;
@@ -583,11 +584,13 @@ function renderHand() {
   }
   const acts = legal();
   const playable = new Set(acts.filter((a) => "play" in a).map((a) => a.play));
-  const choosing = acts.some((a) => "pass" in a || "discard" in a);
+  const choice = acts.find((a) => "pass" in a || "discard" in a);
+  const choosable = new Set(choice ? (choice.pass || choice.discard).from : []);
+  const choosing = Boolean(choice);
   const myPlay = playable.size > 0;
   const cards = sortHand(view.hand, topTrumps);
   replaceChildren(box, cards.map((code, i) => {
-    const ok = myPlay ? playable.has(code) : choosing;
+    const ok = myPlay ? playable.has(code) : choosing && choosable.has(code);
     const isSel = selected.has(code);
     const btn = el("button", {
       type: "button",
