@@ -315,3 +315,52 @@ def test_dealer_discard_chooses_from_the_servers_choice(page: Any, game_server: 
     page.wait_for_function("document.querySelectorAll('#hand-cards button.hand-card').length === 13")
     left = page.eval_on_selector_all("#hand-cards button.hand-card", "els => els.map(e => e.dataset.card)")
     assert not set(chosen) & set(left)
+
+
+COUNT_TRICK_ANIMATIONS = """
+window.trickAnimations = 0;
+window.trickGathers = 0;
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (...args) {
+  if (this.closest && this.closest('#trick')) {
+    window.trickAnimations += 1;
+    if (args[1] && args[1].fill === 'forwards') window.trickGathers += 1;
+  }
+  return animate.apply(this, args);
+};
+"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_trick_animations_respect_reduced_motion(browser: Any, game_server: LiveServer, motion: str) -> None:
+    context = browser.new_context(viewport=DESKTOP, reduced_motion=motion)
+    try:
+        page = context.new_page()
+        page.add_init_script(COUNT_TRICK_ANIMATIONS)
+        start_game(page, game_server, rules="standard")
+        page.wait_for_selector("#action-buttons [data-bid]", timeout=15_000)
+        felt = page.locator("#felt").bounding_box()
+        plays, deadline = 0, time.monotonic() + 30
+        while plays < 3:  # three tricks: every card played travels, every trick is gathered
+            assert time.monotonic() < deadline
+            move = take_turn(page)
+            plays += move == "play"
+            if move is None:
+                page.wait_for_timeout(40)
+        page.wait_for_timeout(TRICK_HOLD_MS + 500)
+        count, gathers = page.evaluate("[window.trickAnimations, window.trickGathers]")
+        if motion == "reduce":
+            assert count == 0
+        else:
+            # Each card of the first two tricks at least flew in, and each finished trick was gathered.
+            assert count - gathers >= 2 * 4 and gathers >= 2 * 4, (count, gathers)
+        # No card is left behind in the middle once its trick was gathered.
+        assert page.locator("#trick .trick-card").count() <= 4
+        # Nothing moved the table itself.
+        assert page.locator("#felt").bounding_box() == felt
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    finally:
+        context.close()
+
+
+TRICK_HOLD_MS = 1400  # table.js holds a finished trick this long before gathering it

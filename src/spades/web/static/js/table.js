@@ -8,6 +8,8 @@ import { cardBack, cardName, cardSVG, sortHand } from "./cards.js";
 
 const PROTOCOL_VERSION = 1;
 const TRICK_HOLD_MS = 1400;
+const PLAY_MS = 280; // a card travelling from its seat to the middle
+const GATHER_MS = 340; // a finished trick sliding to the seat that took it
 const $ = (id) => document.getElementById(id);
 
 const params = new URLSearchParams(location.search);
@@ -272,14 +274,81 @@ function holdTrick(cards, winner) {
   held = { cards, winner };
   clearTimeout(heldTimer);
   heldTimer = setTimeout(() => {
-    clearHeld();
-    render();
+    gatherTrick(() => {
+      clearHeld();
+      render();
+    });
   }, TRICK_HOLD_MS);
 }
 
-function clearHeld() {
-  held = null;
-  clearTimeout(heldTimer);
+// ------------------------------------------------------------------ motion
+// Short animations of transform and opacity only (nothing moves the layout), and none at all when the
+// player asks for reduced motion.
+
+function motionOK() {
+  return !(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+}
+
+function centre(rect) {
+  return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
+}
+
+/** Where a seat's cards come from and go to: its box on the felt (or, for our own card, where it lay in
+ * the hand when it was clicked). */
+function seatCentre(seat, code) {
+  if (playedFrom && playedFrom.code === code && seat === you.seat) return playedFrom.at;
+  const box = document.querySelector(`#seats .seat-box[data-seat="${seat}"]`);
+  return box ? centre(box.getBoundingClientRect()) : null;
+}
+
+let playedFrom = null; // {code, at}: the card we just played, and where it was in the hand
+
+function flyIn(node, seat, code) {
+  const from = seatCentre(seat, code);
+  if (!from || typeof node.animate !== "function") return;
+  const to = centre(node.getBoundingClientRect());
+  const dx = (from.x - to.x).toFixed(1);
+  const dy = (from.y - to.y).toFixed(1);
+  node.animate([
+    { transform: `translate(-50%, -50%) translate(${dx}px, ${dy}px) scale(0.6)`, opacity: 0.3 },
+    { transform: "translate(-50%, -50%)", opacity: 1 },
+  ], { duration: PLAY_MS, easing: "cubic-bezier(0.2, 0.7, 0.3, 1)" });
+}
+
+/** Slide the finished trick to the seat that took it, then `done` (at once without motion). */
+function gatherTrick(done) {
+  const view = state && state.view;
+  // Only the finished trick itself: once the next one has begun, renderTrick has sent it away already.
+  const nodes = view && view.current.length ? [] : [...$("trick").querySelectorAll(".trick-card:not([data-leaving])")];
+  gatherNodes(nodes, held ? held.winner : null, () => {
+    nodes.forEach((node) => node.remove());
+    done();
+  });
+}
+
+function gatherNodes(nodes, winner, done) {
+  const to = winner === null || winner === undefined ? null : seatCentre(winner, null);
+  if (!motionOK() || !to || !nodes.length || typeof nodes[0].animate !== "function") {
+    done();
+    return;
+  }
+  let left = nodes.length;
+  for (const node of nodes) {
+    node.dataset.leaving = "1";
+    const from = centre(node.getBoundingClientRect());
+    const dx = (to.x - from.x).toFixed(1);
+    const dy = (to.y - from.y).toFixed(1);
+    const anim = node.animate([
+      { transform: "translate(-50%, -50%)", opacity: 1 },
+      { transform: `translate(-50%, -50%) translate(${dx}px, ${dy}px) scale(0.45)`, opacity: 0 },
+    ], { duration: GATHER_MS, easing: "cubic-bezier(0.4, 0, 0.8, 0.6)", fill: "forwards" });
+    const finish = () => {
+      left -= 1;
+      if (left === 0) done();
+    };
+    anim.addEventListener("finish", finish);
+    anim.addEventListener("cancel", finish);
+  }
 }
 
 // ------------------------------------------------------------------ helpers
@@ -432,13 +501,37 @@ function renderTrick() {
   // A finished trick stays on show for a moment, unless the next one has begun.
   const showHeld = held && !(view && view.current.length);
   const cards = showHeld ? held.cards : (view ? view.current : []);
-  replaceChildren($("trick"), cards.map(([seat, code]) => {
-    const p = place(seat);
-    const card = cardSVG(code);
-    card.setAttribute("aria-label", `${seatName(seat)}: ${cardName(code)}`);
-    return el("div", { class: "trick-card", style: `left:calc(50% + ${p.x.toFixed(3)} * var(--trick-rx));top:calc(50% + ${p.y.toFixed(3)} * var(--trick-ry))`,
-      "data-seat": seat }, card);
-  }));
+  // The cards already on show stay the same elements (so a card still travelling is not cut short);
+  // a card new to the middle travels there from its seat.
+  const box = $("trick");
+  const wanted = new Set(cards.map(([seat, code]) => `${seat}:${code}`));
+  const going = [];
+  for (const node of [...box.children]) {
+    if (node.dataset.leaving || wanted.has(node.dataset.key)) continue;
+    if (held && !showHeld && held.cards.some(([seat, code]) => node.dataset.key === `${seat}:${code}`)) going.push(node);
+    else node.remove();
+  }
+  // The next trick has begun before the last one was gathered: it slides away as the new card comes in.
+  if (going.length) gatherNodes(going, held.winner, () => going.forEach((node) => node.remove()));
+  const shown = new Map([...box.children].filter((node) => !node.dataset.leaving)
+    .map((node) => [node.dataset.key, node]));
+  const winnerSeat = showHeld && held.winner !== null && held.winner !== undefined ? held.winner : null;
+  for (const [seat, code] of cards) {
+    const key = `${seat}:${code}`;
+    let node = shown.get(key);
+    const fresh = !node;
+    if (fresh) {
+      const p = place(seat);
+      node = el("div", { class: "trick-card", "data-seat": seat, "data-key": key,
+        style: `left:calc(50% + ${p.x.toFixed(3)} * var(--trick-rx));top:calc(50% + ${p.y.toFixed(3)} * var(--trick-ry))` },
+      cardSVG(code));
+      box.appendChild(node);
+    }
+    node.firstChild.setAttribute("aria-label", `${seatName(seat)}: ${cardName(code)}`);
+    node.classList.toggle("won", winnerSeat === seat);
+    if (fresh && motionOK()) flyIn(node, seat, code);
+  }
+  if (playedFrom && cards.some(([seat, code]) => seat === you.seat && code === playedFrom.code)) playedFrom = null;
   let note = "";
   if (held && held.winner !== null && held.winner !== undefined) note = `${seatName(held.winner)} took the trick.`;
   else if (view && view.phase === "play" && view.current.length === 0 && view.to_act !== null
@@ -616,6 +709,8 @@ function cardClicked(code, ok, choosing) {
     render();
     return;
   }
+  const button = document.querySelector(`#hand-cards button[data-card="${CSS.escape(code)}"]`);
+  playedFrom = button ? { code, at: centre(button.getBoundingClientRect()) } : null;
   act({ play: code });
 }
 
