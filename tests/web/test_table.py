@@ -336,6 +336,8 @@ def test_trick_animations_respect_reduced_motion(browser: Any, game_server: Live
     context = browser.new_context(viewport=DESKTOP, reduced_motion=motion)
     try:
         page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
         page.add_init_script(COUNT_TRICK_ANIMATIONS)
         start_game(page, game_server, rules="standard")
         page.wait_for_selector("#action-buttons [data-bid]", timeout=15_000)
@@ -359,6 +361,7 @@ def test_trick_animations_respect_reduced_motion(browser: Any, game_server: Live
         # Nothing moved the table itself.
         assert page.locator("#felt").bounding_box() == felt
         assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        assert not errors, errors
     finally:
         context.close()
 

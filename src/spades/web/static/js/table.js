@@ -351,6 +351,11 @@ function gatherNodes(nodes, winner, done) {
   }
 }
 
+function clearHeld() {
+  held = null;
+  clearTimeout(heldTimer);
+}
+
 // ------------------------------------------------------------------ helpers
 
 function n() {
@@ -668,7 +673,7 @@ function renderHand() {
     $("my-hand").hidden = true;
     return;
   }
-  $("my-hand").hidden = false;
+  $("my-hand").hidden = Boolean(state.over) && !(view.hand && view.hand.length); // no empty hand under "Game over"
   if (view.hand === null) {
     const count = view.hand_sizes[you.seat];
     replaceChildren(box, Array.from({ length: count }, () => el("span", { class: "hand-card back" },
@@ -752,15 +757,16 @@ function renderPad() {
       }
     }
     const winner = state && state.over && state.winner === k;
+    // This hand's contract goes under the side's name: three narrow columns fit a phone and the side panel.
     return el("tr", { class: winner ? "winner" : "" },
-      el("th", { scope: "row" }, sideLabel(seats)),
+      el("th", { scope: "row" }, el("span", { class: "pad-side" }, sideLabel(seats)),
+        el("span", { class: "pad-hand", "data-testid": `pad-hand-${k}` }, contract || "\u00a0")),
       el("td", { class: "num", "data-testid": `pad-total-${k}` }, String(total)),
-      el("td", {}, String(bags)),
-      el("td", { class: "hint" }, contract));
+      el("td", { class: "num" }, String(bags)));
   });
   replaceChildren($("score-pad"), el("table", { class: "sheet pad" },
-    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Side"), el("th", { scope: "col" }, "Total"),
-      el("th", { scope: "col" }, "Bags"), el("th", { scope: "col" }, "This hand"))),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Side · this hand"), el("th", { scope: "col" }, "Total"),
+      el("th", { scope: "col" }, "Bags"))),
     el("tbody", {}, rows)));
 }
 
