@@ -173,8 +173,11 @@ class Rules:
     lose_at: int | None = None
     time_limit_minutes: int | None = None
     forced_bids: str = "none"
-    _layout: Layout | None = field(default=None, init=False, repr=False, compare=False)
-    _fast: FastPaths | None = field(default=None, init=False, repr=False, compare=False)
+    # Derived once by ``__post_init__`` (plain attributes, not properties: the engine reads them per action).
+    layout: Layout = field(init=False, repr=False, compare=False)
+    """What the rule set implies for seats, sides and cards."""
+    fast: FastPaths = field(init=False, repr=False, compare=False)
+    """Which of the engine's fast paths this rule set may take."""
 
     def __post_init__(self) -> None:
         if self.partnerships is None:
@@ -184,20 +187,8 @@ class Rules:
         object.__setattr__(self, "removed_cards", tuple(_canonical_cards("removed_cards", self.removed_cards)))
         object.__setattr__(self, "top_trumps", tuple(_canonical_cards("top_trumps", self.top_trumps)))
         _check_combination(self)
-        object.__setattr__(self, "_layout", _build_layout(self))
-        object.__setattr__(self, "_fast", _fast_paths(self, self.layout))
-
-    @property
-    def layout(self) -> Layout:
-        """What the rule set implies for seats, sides and cards (computed once)."""
-        assert self._layout is not None
-        return self._layout
-
-    @property
-    def fast(self) -> FastPaths:
-        """Which of the engine's fast paths this rule set may take (computed once)."""
-        assert self._fast is not None
-        return self._fast
+        object.__setattr__(self, "layout", _build_layout(self))
+        object.__setattr__(self, "fast", _fast_paths(self, self.layout))
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> Rules:
