@@ -24,9 +24,11 @@ def main() -> None:
     p.add_argument("--players", default="100,250,500,1000", help="simultaneous players per step, comma separated")
     p.add_argument("--seconds", type=float, default=10.0, help="seconds measured at each step")
     p.add_argument("--think", type=float, default=1.0, help="mean think time of a simulated player, seconds")
+    p.add_argument("--baseline", default=None,
+                   help="the src folder of another checkout: its server runs first at each step, for ratios")
     a = p.parse_args()
     steps = [int(x) for x in a.players.split(",") if x.strip()]
-    print(json.dumps(run_bench(steps, a.seconds, a.think), indent=1))
+    print(json.dumps(run_bench(steps, a.seconds, a.think, a.baseline), indent=1))
 
 
 if __name__ == "__main__":

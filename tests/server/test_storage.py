@@ -125,6 +125,24 @@ def test_event_log_is_append_only_and_unique(store: SqlStorage) -> None:
     assert store.load_events("t1")[1].data == {"a": 1}
 
 
+def test_group_commit_keeps_each_tables_batch_whole(store: SqlStorage) -> None:
+    """Several tables' rows in one call: all stored together, or, when one batch breaks a rule, that batch
+    alone is refused (its error in its place) and the others are stored."""
+    for tid in ("t1", "t2", "t3"):
+        store.create_table(table(tid))
+    assert store.append_many([("t1", [EventRow(1, "seat", {"seat": 0})]),
+                              ("t2", [EventRow(1, "seat", {"seat": 1}), EventRow(2, "action", {"a": 1}, "p", "c")])]) \
+        == [None, None]
+    errors = store.append_many([("t1", [EventRow(2, "action", {"a": 2})]),
+                                ("t2", [EventRow(3, "chat", {"name": "a", "text": "x", "player": "p"}),
+                                        EventRow(4, "action", {"a": 3}, "p", "c")]),  # client id "c" again
+                                ("t3", [EventRow(1, "chat", {"name": "b", "text": "y", "player": "q"})])])
+    assert errors[0] is None and isinstance(errors[1], DuplicateError) and errors[2] is None
+    assert [e.seq for e in store.load_events("t1")] == [1, 2]
+    assert [e.seq for e in store.load_events("t2")] == [1, 2] and store.chat_history("t2") == []
+    assert [c.text for c in store.chat_history("t3")] == ["y"]
+
+
 def test_finished_games_history_and_leaderboard(store: SqlStorage) -> None:
     store.create_table(table())
     a, b = store.create_player("A"), store.create_player("B")

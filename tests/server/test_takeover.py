@@ -32,6 +32,8 @@ def test_bot_takes_a_dropped_seat_and_hands_it_back(live: Callable[..., LiveServ
     assert m["event"]["action"]["seat"] == 1 and m["event"]["by"] == "timeout"
     info = socks[0].until(lambda m: m["type"] == "table")
     assert info["table"]["seats"][1]["away"] is True
+    away_from = len(socks[0].received)  # (on a loaded machine the server may see the socket close only after
+    # that first timeout: then a second turn times out before the seat is marked away)
     others = {0: socks[0], 2: socks[2], 3: socks[3]}
     live_socks = [socks[0], socks[2], socks[3]]
     # Play on until two tricks are done (the bot playing seat 1 at once).
@@ -43,9 +45,9 @@ def test_bot_takes_a_dropped_seat_and_hands_it_back(live: Callable[..., LiveServ
         if v["phase"] == "play" and len(v["tricks"]) >= 2 and not v["current"]:
             break
         assert others[seat].act(choose(others[seat].view))["type"] == "ack"  # type: ignore[arg-type]
-    by_bot = [m for m in socks[0].received if m["type"] == "event" and m["event"]["kind"] == "action"
+    by_bot = [m for m in socks[0].received[away_from:] if m["type"] == "event" and m["event"]["kind"] == "action"
               and m["event"]["action"]["seat"] == 1]
-    assert len(by_bot) >= 3 and {m["event"]["by"] for m in by_bot[1:]} == {"bot"}
+    assert len(by_bot) >= 1 and {m["event"]["by"] for m in by_bot} == {"bot"}
     # Seat 1 comes back mid-hand: caught up, its own cards exactly, no longer away.
     back = ps[1].sock(tid, last_seq=k)
     got = back.drain(0.3)

@@ -95,6 +95,10 @@ def code_card(text: object, held: CardSet) -> int:
     return f + FACES_PER_PACK * copy
 
 
+CARD_CODES: tuple[str, ...] = tuple(card_code(c) for c in range(2 * FACES_PER_PACK))
+"""``card_code`` of every card number of two packs, for code that writes many cards (client views)."""
+
+
 def card_name(card: int) -> str:
     """The card in words for players: ``ace of spades``, ``big joker``."""
     f = card % FACES_PER_PACK

@@ -12,10 +12,11 @@ computer players all use it; ``HandView.to_dict`` is the JSON a client receives.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import FACES_PER_PACK, card_code, card_text, cards_of
+from spades.core.cards import CARD_CODES, FACES_PER_PACK, card_code, card_text, cards_of
 from spades.core.game import Game, HandResult
 from spades.core.hand import Hand, HandContext, Phase, Trick
 from spades.core.rules import Rules
@@ -60,8 +61,10 @@ class HandView:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form with card texts (what a client receives). Cards of the six-handed game's
         second pack carry the mark: ``AS*`` (``card_code``)."""
+        codes = CARD_CODES
+
         def cards(cs: tuple[int, ...] | None) -> list[str] | None:
-            return None if cs is None else [card_code(c) for c in cs]
+            return None if cs is None else [codes[c] for c in cs]
         return {
             "seat": self.seat,
             "dealer": self.dealer,
@@ -71,9 +74,8 @@ class HandView:
             "hand_sizes": list(self.hand_sizes),
             "bids": [None if b is None else b.text() for b in self.bids],
             "tricks_taken": list(self.tricks_taken),
-            "tricks": [{"leader": t.leader, "cards": [[s, card_code(c)] for s, c in t.cards],
-                        "winner": t.winner} for t in self.tricks],
-            "current": [[s, card_code(c)] for s, c in self.current],
+            "tricks": [trick_to_json(t) for t in self.tricks],
+            "current": [[s, codes[c]] for s, c in self.current],
             "broken": self.broken,
             "passes": [{"from": a, "to": b, "cards": cards(cs)} for a, b, cs in self.passes],
             "discard": cards(self.discard),
@@ -184,6 +186,14 @@ def action_to_dict(action: Action, marked: bool = False) -> dict[str, Any]:
     if isinstance(action, Accept):
         return {"seat": action.seat, "accept": True}
     raise TypeError(f"not an action: {action!r}")
+
+
+@lru_cache(maxsize=16384)
+def trick_to_json(trick: Trick) -> dict[str, Any]:
+    """A finished trick as JSON (``{"leader", "cards": [[seat, "AS"], ...], "winner"}``). Finished tricks
+    are public and never change, and every view of a hand repeats them, so each is converted once: the
+    dict is shared, and must not be changed."""
+    return {"leader": trick.leader, "cards": [[s, CARD_CODES[c]] for s, c in trick.cards], "winner": trick.winner}
 
 
 def legal_to_json(legal: tuple[Action, ...] | list[Action]) -> list[dict[str, Any]]:

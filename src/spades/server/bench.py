@@ -143,11 +143,8 @@ async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableSt
             stats.sent[-counter - 1_000_000 * seat] = time.perf_counter()  # keyed by client id until the ack
             await ws.send(json.dumps({"type": "action", "id": cid, "seq": seq, "action": _choose(view, rng)}))
 
-        while not stop.is_set():
-            try:
-                raw = await asyncio.wait_for(ws.recv(), 0.5)
-            except TimeoutError:
-                continue
+        while not stop.is_set():  # cancelled at the end of the step
+            raw = await ws.recv()
             now = time.perf_counter()
             m = json.loads(raw)
             kind = m["type"]
@@ -204,11 +201,13 @@ async def _setup(base: str, players: int) -> list[tuple[str, list[tuple[str, int
     return tables
 
 
-async def _step(players: int, seconds: float, think: float) -> dict[str, Any]:
+async def _step(players: int, seconds: float, think: float, source: str | None = None) -> dict[str, Any]:
     port = _free_port()
     base, ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items() if k != "SPADES_DATABASE_URL"}
+        if source is not None:  # the server's code from another checkout (the simulated players stay these)
+            env["PYTHONPATH"] = source
         proc = subprocess.Popen([sys.executable, "-m", "spades.cli", "serve", "--port", str(port), "--database",
                                  f"sqlite:///{tmp}/bench.db", "--bot-delay", "0"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
@@ -241,15 +240,23 @@ async def drive(base: str, ws_url: str, players: int, seconds: float, think: flo
     tasks = []
     started = [0]
     rng = random.Random(players)
+    sem = asyncio.Semaphore(32)
+
+    async def seat_table(tid: str, seats: list[tuple[str, int]], st: TableStats, seed: float) -> None:
+        async with sem:  # tables in parallel; the people of one table in seat order
+            for token, seat in seats:
+                ready = asyncio.Event()
+                tasks.append(asyncio.create_task(_player(ws_url, token, tid, seat, st, totals, stop, think,
+                                                         random.Random(seed + seat), ready, len(seats) == 1,
+                                                         started)))
+                await ready.wait()
+
+    setups = []
     for tid, seats in tables:
         st = TableStats()
         all_stats.append(st)
-        for token, seat in seats:
-            ready = asyncio.Event()
-            tasks.append(asyncio.create_task(_player(ws_url, token, tid, seat, st, totals, stop, think,
-                                                     random.Random(rng.random()), ready, len(seats) == 1,
-                                                     started)))
-            await ready.wait()
+        setups.append(seat_table(tid, seats, st, rng.random()))
+    await asyncio.gather(*setups)
     for _ in range(600):  # until every player has been dealt cards
         if started[0] >= players:
             break
@@ -265,6 +272,8 @@ async def drive(base: str, ws_url: str, players: int, seconds: float, think: flo
     rss_after = _rss_kib(pid)
     cpu = _cpu_seconds(pid) - cpu_before
     stop.set()
+    for task in tasks:
+        task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     lat: list[float] = []
     for st, (_, seats) in zip(all_stats, tables, strict=True):
@@ -285,9 +294,43 @@ async def drive(base: str, ws_url: str, players: int, seconds: float, think: flo
             "kib_per_connection": round(max(0, rss_connected - rss_before) / max(1, players), 1)}
 
 
-def run_bench(steps: list[int], seconds: float = 10.0, think: float = 1.0) -> dict[str, Any]:
-    """Run each step (a number of simultaneous players) and return the figures."""
-    rows = [asyncio.run(_step(n, seconds, think)) for n in steps]
-    over = next((r["players"] for r in rows if r["p95_ms"] is not None and r["p95_ms"] > 100), None)
-    return {"steps": rows, "p95_over_100ms_at": over, "think_seconds": think,
-            "humans_per_table": HUMANS_PER_TABLE}
+def _run(coro: Any) -> Any:
+    """Run on uvloop when it is installed (it comes with ``uvicorn[standard]``): the simulated players
+    share the machine with the server, so their own overhead is kept low."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coro)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(coro)
+
+
+def run_bench(steps: list[int], seconds: float = 10.0, think: float = 1.0,
+              baseline: str | None = None) -> dict[str, Any]:
+    """Run each step (a number of simultaneous players) and return the figures.
+
+    With ``baseline`` (the ``src`` folder of another checkout, e.g. ``git worktree add /tmp/base
+    <commit>`` then ``/tmp/base/src``) each step first runs that server, then this one, back to back with
+    the same simulated players, and ``ratios`` gives baseline / this for p95 and server CPU per event."""
+    rows: list[dict[str, Any]] = []
+    ratios: list[dict[str, Any]] = []
+    for n in steps:
+        if baseline is not None:
+            before = dict(_run(_step(n, seconds, think, baseline)), server="baseline")
+            rows.append(before)
+        row = dict(_run(_step(n, seconds, think)), server="this")
+        rows.append(row)
+        if baseline is not None:
+            ratios.append({"players": n, "p95": _ratio(before["p95_ms"], row["p95_ms"]),
+                           "cpu_ms_per_event": _ratio(before["server_cpu_ms_per_event"],
+                                                      row["server_cpu_ms_per_event"])})
+    this = [r for r in rows if r["server"] == "this"]
+    over = next((r["players"] for r in this if r["p95_ms"] is not None and r["p95_ms"] > 100), None)
+    out = {"steps": rows, "p95_over_100ms_at": over, "think_seconds": think, "humans_per_table": HUMANS_PER_TABLE}
+    if baseline is not None:
+        out["ratios"] = ratios
+    return out
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 2) if a is not None and b else None

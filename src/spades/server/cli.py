@@ -52,6 +52,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         players: Annotated[str, typer.Option(help="simultaneous players to try, comma separated")] = "100,250,500,1000",
         seconds: Annotated[float, typer.Option(help="seconds of play measured at each step")] = 10.0,
         think: Annotated[float, typer.Option(help="a simulated player's mean think time, seconds")] = 1.0,
+        baseline: Annotated[str | None, typer.Option(
+            help="the src folder of another checkout: run its server first at each step and report ratios")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
     ) -> None:
         """Start servers and drive them with simulated players over real WebSockets."""
@@ -67,16 +69,19 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         if not steps or min(steps) < 1 or seconds <= 0 or think < 0:
             typer.echo("error: --players takes positive counts like 100,500; --seconds > 0; --think >= 0", err=True)
             raise typer.Exit(2)
-        figures = run_bench(steps, seconds, think)
+        figures = run_bench(steps, seconds, think, baseline)
         if as_json:
             typer.echo(json.dumps(figures))
             return
         t = Table(title=f"spades server (think {think} s, {figures['humans_per_table']} people + bots a table)")
-        cols = ["players", "tables", "actions_per_s", "p50_ms", "p95_ms", "p99_ms", "kib_per_connection", "rss_mb",
-                "errors"]
+        cols = ["server", "players", "tables", "actions_per_s", "p50_ms", "p95_ms", "p99_ms",
+                "server_cpu_ms_per_event", "kib_per_connection", "rss_mb", "errors"]
         for c in cols:
             t.add_column(c, justify="right")
         for row in figures["steps"]:
             t.add_row(*[str(row[c]) for c in cols])
         Console(highlight=False).print(t)
         typer.echo(f"p95 first over 100 ms at: {figures['p95_over_100ms_at'] or 'never in these steps'} players")
+        for r in figures.get("ratios", []):
+            typer.echo(f"{r['players']} players: baseline / this = {r['p95']} for p95, "
+                       f"{r['cpu_ms_per_event']} for server CPU per event")

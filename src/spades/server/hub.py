@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import time
@@ -26,7 +25,14 @@ from spades.core.actions import Action
 from spades.core.errors import SpadesError
 from spades.core.record import record_of
 from spades.core.view import HandView, action_to_dict, view_hand
-from spades.server.protocol import PROTOCOL_VERSION, ProtocolError, client_id_of, parse_action, project_event
+from spades.server.protocol import (
+    PROTOCOL_VERSION,
+    ProtocolError,
+    client_id_of,
+    encode_message,
+    parse_action,
+    project_event,
+)
 from spades.server.table import Seat, TableState
 from spades.storage.base import DuplicateError, EventRow, GameSeat, PlayerRow, Storage
 
@@ -35,6 +41,10 @@ T = TypeVar("T")
 
 HINT_LEVEL = "normal"
 """The level that answers a player's hint: knowledge-based, so it answers in milliseconds."""
+INLINE_LEVELS = frozenset({"random", "easy", "normal"})
+"""Levels that decide by rules of thumb in well under a millisecond (``benchmarks/README.md``, Bots): they
+run on the event loop, since handing them to a thread costs more than the decision (and the thread
+would hold the same interpreter lock anyway). Searching levels run on the bot pool."""
 OUTBOX_LIMIT = 2000
 """Messages queued for one connection before it is considered stuck and closed."""
 RESTART_GRACE = 5.0
@@ -61,12 +71,17 @@ class Conn:
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message (a stuck client that never reads is closed)."""
+        if not self.closed:
+            self.send_text(encode_message(message))
+
+    def send_text(self, text: str) -> None:
+        """Queue an encoded message (one encoding serves every connection that gets the same payload)."""
         if self.closed:
             return
         if self.outbox.qsize() >= OUTBOX_LIMIT:
             self.close(1008)
             return
-        self.outbox.put_nowait(json.dumps(message, separators=(",", ":")))
+        self.outbox.put_nowait(text)
 
     def error(self, code: str, reason: str, cid: str | None = None) -> None:
         """Send an error message."""
@@ -109,12 +124,56 @@ class Hub:
         """Tables resumed at start: (the game event then, the earliest deadline of that turn)."""
         self.bots: dict[tuple[str, int, str], Bot] = {}
         self.tasks: set[asyncio.Task[None]] = set()
+        self._pending: list[tuple[str, list[EventRow], asyncio.Future[None]]] = []
+        self._writing = False
 
     # ------------------------------------------------------------------ plumbing
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a storage call on the database thread."""
         return await asyncio.get_running_loop().run_in_executor(self.db_pool, partial(fn, *args))
+
+    async def _store(self, table_id: str, rows: list[EventRow]) -> None:
+        """Store a table's new rows; returns once they are committed (raises what kept them out).
+
+        Group commit: while the database thread writes one transaction, the rows of every table that
+        arrive meanwhile wait and go together in the next one, so a busy server makes one write (and one
+        thread hand-off) for many actions, and an idle one writes at once."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append((table_id, rows, fut))
+        if not self._writing:
+            self._writing = True
+            self._spawn(self._write_pending())
+        await fut
+
+    async def _write_pending(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                try:
+                    many = getattr(self.storage, "append_many", None)
+                    if many is not None:
+                        errors = await self.db(many, [(tid, rows) for tid, rows, _ in batch])
+                    else:
+                        errors = [await self._try(self.storage.append_events, tid, rows) for tid, rows, _ in batch]
+                except Exception as e:
+                    errors = [e] * len(batch)
+                for (_, _, fut), err in zip(batch, errors, strict=True):
+                    if fut.done():
+                        continue
+                    if err is None:
+                        fut.set_result(None)
+                    else:
+                        fut.set_exception(err)
+        finally:
+            self._writing = False
+
+    async def _try(self, fn: Callable[..., Any], *args: Any) -> Exception | None:
+        try:
+            await self.db(fn, *args)
+        except Exception as e:
+            return e
+        return None
 
     async def start(self) -> None:
         """Load every unfinished table and set its bots and timers going again."""
@@ -174,7 +233,7 @@ class Hub:
         if not rows:
             return
         try:
-            await self.db(self.storage.append_events, t.id, rows)
+            await self._store(t.id, rows)
         except Exception:
             self.tables.pop(t.id, None)
             self.armed.pop(t.id, None)
@@ -208,20 +267,23 @@ class Hub:
         return st
 
     def _broadcast(self, t: TableState, rows: list[EventRow]) -> None:
-        cache: dict[int | None, list[dict[str, Any]]] = {}
+        """Send rows to every connection: each distinct payload (one per seat looking, one for all the
+        spectators) is built and encoded once."""
+        cache: dict[int | None, list[str]] = {}
         seats_changed = any(r.kind == "seat" for r in rows)
+        info = t.info() if seats_changed else None
         for conn in list(self.conns[t.id]):
             viewer = self.viewer_of(t, conn)
-            msgs = cache.get(viewer)
-            if msgs is None:
+            texts = cache.get(viewer)
+            if texts is None:
                 msgs = [{"type": "event", "seq": r.seq, "event": project_event(r, viewer, t.rules.layout)}
                         for r in rows]
-                msgs[-1] = dict(msgs[-1], state=self.state(t, viewer))
-                if seats_changed:
-                    msgs[-1]["table"] = t.info()
-                cache[viewer] = msgs
-            for m in msgs:
-                conn.send(m)
+                msgs[-1]["state"] = self.state(t, viewer)
+                if info is not None:
+                    msgs[-1]["table"] = info
+                texts = cache[viewer] = [encode_message(m) for m in msgs]
+            for text in texts:
+                conn.send_text(text)
 
     def _send_table_info(self, t: TableState) -> None:
         info = t.info()
@@ -514,7 +576,10 @@ class Hub:
         loop = asyncio.get_running_loop()
         decide = partial(bot.decide, view, tuple(t.game.totals), deadline, bags=tuple(t.game.bags))
         try:
-            decision = await asyncio.wait_for(loop.run_in_executor(self.bot_pool, decide), self.bot_think + 1.0)
+            if level in INLINE_LEVELS:
+                decision = decide()
+            else:
+                decision = await asyncio.wait_for(loop.run_in_executor(self.bot_pool, decide), self.bot_think + 1.0)
             if decision.action in view.legal:
                 return view, decision
             log.warning("bot %s chose an illegal action", level)

@@ -156,6 +156,12 @@ class Storage(Protocol):
         number or a (player, client id) pair is already in the log."""
         ...
 
+    def append_many(self, batches: list[tuple[str, list[EventRow]]]) -> list[Exception | None]:
+        """Append several tables' events in as few transactions as possible (group commit): each batch is
+        stored whole or not at all, and its entry in the answer is ``None`` when it was stored, or the
+        error (``DuplicateError``...) that kept it out; one batch's error never keeps another out."""
+        ...
+
     def load_events(self, table_id: str, after: int = 0) -> list[EventRow]:
         """A table's events with ``seq > after``, in order."""
         ...

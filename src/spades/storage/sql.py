@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
 import platformdirs
 from alembic import command
 from alembic.config import Config
@@ -182,18 +183,40 @@ class SqlStorage:
         if not rows:
             return
         try:
-            with self.engine.begin() as c:
-                write_events(c, table_id, rows)
+            self._insert_events([(table_id, rows)])
         except IntegrityError:
             raise DuplicateError(f"event {rows[0].seq} of table {table_id} or its client id is already stored") \
                 from None
+
+    def append_many(self, batches: list[tuple[str, list[EventRow]]]) -> list[Exception | None]:
+        """Append several tables' events in one transaction (group commit); when that fails, each batch in
+        a transaction of its own, so that one batch's error keeps only that batch out."""
+        try:
+            self._insert_events(batches)
+            return [None] * len(batches)
+        except Exception:
+            pass
+        out: list[Exception | None] = []
+        for tid, rows in batches:
+            try:
+                self.append_events(tid, rows)
+                out.append(None)
+            except Exception as e:
+                out.append(e)
+        return out
+
+    def _insert_events(self, batches: list[tuple[str, list[EventRow]]]) -> None:
+        with self.engine.begin() as c:
+            for tid, rows in batches:
+                if rows:
+                    write_events(c, tid, rows)
 
     def load_events(self, table_id: str, after: int = 0) -> list[EventRow]:
         """A table's events after ``after``, in order."""
         q = (select(s.events).where(s.events.c.table_id == table_id, s.events.c.seq > after)
              .order_by(s.events.c.seq))
         with self.engine.connect() as c:
-            return [EventRow(r.seq, r.kind, json.loads(r.data), r.player_id, r.client_id, r.created_at)
+            return [EventRow(r.seq, r.kind, orjson.loads(r.data), r.player_id, r.client_id, r.created_at)
                     for r in c.execute(q)]
 
     def chat_history(self, table_id: str, limit: int = 50) -> list[ChatRow]:
@@ -300,7 +323,7 @@ class SqlStorage:
 def write_events(c: Connection, table_id: str, rows: list[EventRow]) -> None:
     """Insert events and their chat lines on an open transaction (``IntegrityError`` on a used number)."""
     now = time.time()
-    values = [{"table_id": table_id, "seq": r.seq, "kind": r.kind, "data": json.dumps(r.data),
+    values = [{"table_id": table_id, "seq": r.seq, "kind": r.kind, "data": _dumps(r.data),
                "player_id": r.player_id, "client_id": r.client_id, "created_at": r.created_at or now}
               for r in rows]
     chats = [{"table_id": table_id, "seq": r.seq, "player_id": r.player_id, "name": r.data["name"],
@@ -308,6 +331,10 @@ def write_events(c: Connection, table_id: str, rows: list[EventRow]) -> None:
     c.execute(insert(s.events), values)
     if chats:
         c.execute(insert(s.chat), chats)
+
+
+def _dumps(data: Any) -> str:
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
