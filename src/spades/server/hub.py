@@ -531,10 +531,12 @@ class Hub:
         if deadline is not None:
             self.deadlines[t.id] = deadline
         self.timers[t.id] = asyncio.get_running_loop().call_later(
-            delay, lambda: self._spawn(self._auto(t.id, expect, seat)))
+            delay, lambda: self._spawn(self._auto(t.id, expect, seat, key)))
 
-    async def _auto(self, table_id: str, expect: int, seat: int) -> None:
-        """A bot acts for ``seat``: its own seat, an away player's, or a human's whose time ran out."""
+    async def _auto(self, table_id: str, expect: int, seat: int, key: tuple[Any, ...] | None = None) -> None:
+        """A bot acts for ``seat``: its own seat, an away player's, or a human's whose time ran out.
+        ``key`` is what the timer was armed for: when the table was re-armed meanwhile (an away player
+        came back and has the turn again), this move is no longer the bot's to make."""
         try:
             t = self.tables.get(table_id)
             if t is None or t.last_game_seq != expect or t.to_act() != seat:
@@ -545,6 +547,8 @@ class Hub:
             async with self.locks[table_id]:
                 t = self.tables.get(table_id)
                 if t is None or t.last_game_seq != expect or t.to_act() != seat:
+                    return
+                if key is not None and self.armed.get(table_id) != key:
                     return
                 if timed_out and not self.connected(t, seat):
                     t.away.add(seat)  # gone: the bot plays the seat until the player comes back
