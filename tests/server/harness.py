@@ -193,7 +193,7 @@ class Player:
         self.token = self.http.cookies["spades_session"]
 
     def sock(self, table: str, last_seq: int | None = None, invite: str | None = None, origin: str | None = None,
-             hello: bool = True) -> Sock:
+             hello: bool = True, seeds: bool = False) -> Sock:
         """Open the table's socket and say hello (then read the welcome)."""
         conn = connect(f"{self.ws_base}/ws/tables/{table}",
                        additional_headers={"Cookie": f"spades_session={self.token}"},
@@ -203,6 +203,8 @@ class Player:
             msg: Msg = {"type": "hello", "v": 1, "last_seq": last_seq}
             if invite:
                 msg["invite"] = invite
+            if seeds:
+                msg["seeds"] = True
             s.send(msg)
             w = s.recv()
             assert w["type"] == "welcome", w

@@ -17,14 +17,19 @@ def new_table() -> TableState:
 def test_replaying_the_rows_rebuilds_the_same_table() -> None:
     t = new_table()
     rows = t.seat_rows([(i, Seat(f"p{i}", f"P{i}")) for i in range(4)])
-    assert [r.kind for r in rows] == ["seat"] * 4 + ["deal"]
+    assert [r.kind for r in rows] == ["seat"] * 4 + ["commit"]
+    assert not t.started and t.seeding() == {"hand": 0, "commitment": rows[-1].data["commitment"], "sent": []}
+    rows.append(t.seed_row(2, "p2", 0, rows[-1].data["commitment"], "abc", "s1"))
+    rows.append(t.deal_row())
+    assert rows[-1].data["client_seeds"] == ["(none)", "(none)", "abc", "(none)"]
     seat = t.game.hand.to_act
     rows += t.action_rows(t.game.legal_actions()[-1], "player", f"p{seat}", "c1")
     again = new_table()
     again.replay(rows)
-    assert again.seq == t.seq == 6 and again.last_game_seq == 6
+    assert again.seq == t.seq == 8 and again.last_game_seq == 8
     assert again.game.hand.hands == t.game.hand.hands and again.game.hand.bids == t.game.hand.bids
-    assert again.client_ids == {(f"p{seat}", "c1"): 6}
+    assert again.client_ids == {("p2", "s1"): 6, (f"p{seat}", "c1"): 8}
+    assert again.deals == t.deals and again.pending is None
     # The deal row keeps its secrets to itself: a viewer gets only dealer and commitment.
     deal = next(r for r in rows if r.kind == "deal")
     shown = project_event(deal, 0, t.rules.layout)

@@ -70,7 +70,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         st = storage if storage is not None else open_storage(cfg.database_url)
         hub = Hub(st, bot_delay=cfg.bot_delay, bot_think=cfg.bot_think, time_scale=cfg.time_scale,
-                  clock=cfg.clock, resume_window=cfg.resume_window)
+                  clock=cfg.clock, resume_window=cfg.resume_window, seed_seconds=cfg.seed_seconds)
         state["hub"] = hub
         await hub.start()
         try:

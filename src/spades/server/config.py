@@ -23,6 +23,9 @@ class ServerConfig:
     """Multiplies every turn timer (tests use a small factor instead of sleeping for real)."""
     clock: Callable[[], float] = field(default=time.time)
     """The wall clock (seconds since the epoch): the log's times, turn deadlines and timed games' clocks."""
+    seed_seconds: float = 4.0
+    """How long a deal waits for the client seeds of players whose client sends them (scaled by
+    ``time_scale``); then the missing ones get the default ``(none)`` and the hand is dealt."""
     default_turn_seconds: float = 30.0
     """The turn timer of a table that does not choose one."""
     max_message_bytes: int = 4096

@@ -66,6 +66,9 @@ class Conn:
     table_id: str
     outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     attached: bool = False
+    seeds: bool = False
+    """The client said ``"seeds": true`` in ``hello``: it sends a client seed after each commitment, and
+    a deal waits (up to the seed window) for its player's seed."""
     closed: bool = False
     close_code: int | None = None
 
@@ -103,13 +106,16 @@ class Hub:
 
     def __init__(self, storage: Storage, *, bot_delay: float = 0.6, bot_think: float = 2.0,
                  time_scale: float = 1.0, clock: Callable[[], float] = time.time,
-                 resume_window: int = 500) -> None:
+                 resume_window: int = 500, seed_seconds: float = 4.0) -> None:
         self.storage = storage
         self.bot_delay = bot_delay
         self.bot_think = bot_think
         self.time_scale = time_scale
         self.clock = clock
         self.resume_window = resume_window
+        self.seed_seconds = seed_seconds
+        self.seed_timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}
+        """Per table waiting for client seeds: the hand and the timer that deals it when the window ends."""
         self.db_pool = ThreadPoolExecutor(1, thread_name_prefix="spades-db")
         self.bot_pool = ThreadPoolExecutor(2, thread_name_prefix="spades-bot")
         self.tables: dict[str, TableState] = {}
@@ -189,12 +195,16 @@ class Hub:
                 if seconds:  # the turn goes on from its stored start; see RESTART_GRACE
                     grace = min(float(seconds), RESTART_GRACE) * self.time_scale
                     self.grace[t.id] = (t.last_game_seq, self.clock() + grace)
+                if t.pending is not None:  # reconnecting players get the seed window again
+                    self._arm_seed_timer(t)
                 self.schedule(t)
         log.info("resumed %d tables", len(rows))
 
     async def stop(self) -> None:
         """Stop timers and worker threads."""
         for h in self.timers.values():
+            h.cancel()
+        for _, h in self.seed_timers.values():
             h.cancel()
         for task in list(self.tasks):
             task.cancel()
@@ -229,7 +239,10 @@ class Hub:
 
     async def _commit(self, t: TableState, rows: list[EventRow]) -> None:
         """Persist rows (the acknowledgement comes after this), then broadcast and reschedule. When the
-        write fails, the in-memory table (already ahead) is thrown away and rebuilt from the log."""
+        write fails, the in-memory table (already ahead) is thrown away and rebuilt from the log.
+
+        A waiting deal whose client seeds are all in is dealt first, in the same batch (``_settle``)."""
+        self._settle(t, rows)
         if not rows:
             return
         try:
@@ -248,6 +261,94 @@ class Hub:
                 log.exception("could not keep the finished game of table %s", t.id)
         self.schedule(t)  # first, so that the state sent carries the new turn's deadline
         self._broadcast(t, rows)
+
+    # ------------------------------------------------------------------ client seeds
+
+    def waiting_for_seeds(self, t: TableState) -> list[int]:
+        """The seats the waiting deal still waits for (up to the seed window): a seated player, not away,
+        with no seed sent yet, who has a connection that said ``"seeds": true``, or, for the first hand
+        only, no connection yet (a table made over HTTP, "Play now", is dealt once its player's page has
+        had the chance to send a seed). Other seats get the documented defaults."""
+        if t.pending is None:
+            return []
+        sent = set(t.seats_sent())
+        out = []
+        for i, s in enumerate(t.seats):
+            if s.player is None or i in t.away or i in sent:
+                continue
+            mine = [c for c in self.conns[t.id]
+                    if c.attached and not c.closed and c.player is not None and c.player.id == s.player]
+            if any(c.seeds for c in mine) or (not mine and t.pending["hand"] == 0):
+                out.append(i)
+        return out
+
+    def _settle(self, t: TableState, rows: list[EventRow], force: bool = False) -> None:
+        """Deal the waiting hand (appending its row to ``rows``) when every seat is filled and no seed is
+        awaited any more, or when ``force`` (the seed window is over); otherwise keep the window's timer
+        running."""
+        if t.pending is None or t.over or any(s.empty for s in t.seats):
+            return
+        if not force and self.waiting_for_seeds(t):
+            self._arm_seed_timer(t)
+            return
+        rows.append(t.deal_row())
+        timer = self.seed_timers.pop(t.id, None)
+        if timer is not None:
+            timer[1].cancel()
+
+    def _arm_seed_timer(self, t: TableState) -> None:
+        """Start the seed window of the waiting deal, unless it is already running."""
+        assert t.pending is not None
+        hand = t.pending["hand"]
+        old = self.seed_timers.get(t.id)
+        if old is not None and old[0] == hand:
+            return
+        if old is not None:
+            old[1].cancel()
+        delay = self.seed_seconds * self.time_scale
+        handle = asyncio.get_running_loop().call_later(delay, lambda: self._spawn(self._seed_timeout(t.id, hand)))
+        self.seed_timers[t.id] = (hand, handle)
+
+    async def _seed_timeout(self, table_id: str, hand: int) -> None:
+        """The seed window is over: deal with the seeds that came in (defaults for the others)."""
+        try:
+            async with self.locks[table_id]:
+                timer = self.seed_timers.get(table_id)
+                if timer is not None and timer[0] == hand:
+                    del self.seed_timers[table_id]
+                t = self.tables.get(table_id)
+                if t is None or t.pending is None or t.pending["hand"] != hand:
+                    return
+                rows: list[EventRow] = []
+                self._settle(t, rows, force=True)
+                await self._commit(t, rows)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("could not deal at table %s after the seed window", table_id)
+
+    async def _seed(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
+        """A seated player's client seed for the waiting deal (``docs/fair-dealing.md``)."""
+        cid = client_id_of(msg, required=False)
+        async with self.locks[conn.table_id]:
+            t = await self._load(conn.table_id)
+            if t is None:
+                raise ProtocolError("no_table", "there is no such table")
+            if cid is not None and (player.id, cid) in t.client_ids:
+                conn.send({"type": "ack", "id": cid, "seq": t.client_ids[(player.id, cid)], "duplicate": True})
+                return
+            seat = t.seat_of(player.id)
+            if seat is None:
+                raise ProtocolError("not_seated", "only a seated player contributes a client seed")
+            if "seat" in msg and msg["seat"] != seat:
+                raise ProtocolError("not_your_seat",
+                                    f"you sit at seat {seat}: you cannot send a seed for seat {str(msg['seat'])[:20]}")
+            if t.over:
+                raise ProtocolError("over", "the game is over")
+            row = t.seed_row(seat, player.id, msg.get("hand"), msg.get("commitment"), msg.get("seed"), cid)
+            await self._commit(t, [row])
+            if cid is not None:
+                conn.send({"type": "ack", "id": cid, "seq": row.seq})
 
     # ------------------------------------------------------------------ sending
 
@@ -301,6 +402,9 @@ class Hub:
         last = msg.get("last_seq")
         if last is not None and (not isinstance(last, int) or isinstance(last, bool)):
             raise ProtocolError("malformed", "\"last_seq\" must be an event number or null")
+        seeds = msg.get("seeds", False)
+        if not isinstance(seeds, bool):
+            raise ProtocolError("malformed", "\"seeds\" must be true (this client sends client seeds) or false")
         async with self.locks[conn.table_id]:
             t = await self._load(conn.table_id)
             if t is None:
@@ -332,7 +436,10 @@ class Hub:
                         m["table"] = t.info()
                     conn.send(m)
             conn.attached = True
+            conn.seeds = seeds
             self.conns[t.id].add(conn)
+            if t.pending is not None and not seeds:
+                await self._commit(t, [])  # a client without seeds: the deal need not wait for it
             if viewer is not None and viewer in t.away:
                 t.away.discard(viewer)  # the player is back: the bot hands the seat over
                 self._send_table_info(t)
@@ -364,7 +471,7 @@ class Hub:
         if not conn.attached:
             raise ProtocolError("hello_first", "send hello first")
         handler = {"action": self._action, "sit": self._sit, "stand": self._stand, "fill": self._fill,
-                   "chat": self._chat, "hint": self._hint}.get(kind)
+                   "chat": self._chat, "hint": self._hint, "seed": self._seed}.get(kind)
         if handler is None:
             raise ProtocolError("unknown_type", f"unknown message type {kind[:30]!r}")
         if conn.player is None:

@@ -1,7 +1,8 @@
 """The wire protocol: reading client messages (with every limit), actions to and from the log, and the
 per-viewer projection of logged events. Nothing here sends anything; ``docs/protocol.md`` describes it.
 
-Secrets live only in the log's ``deal`` rows (the deck order and the server seed). ``project_event``
+Secrets live only in the log's ``commit`` rows (the next hand's server seed) and ``deal`` rows (the deck
+order and the server seed). ``project_event``
 is the one function that turns a log row into what a viewer may see; every event a client receives
 goes through it, and every state it receives is built from ``view_hand``.
 """
@@ -245,6 +246,14 @@ def project_event(row: EventRow, viewer: int | None, layout: Layout) -> dict[str
     if row.kind == "action":
         out["action"] = project_action(decode_action(d["action"]), viewer, layout)
         out["by"] = d.get("by", "player")
+    elif row.kind == "commit":
+        # The next hand's commitment, never its seed: client seeds are sent after this.
+        out.update(hand=d["hand"], commitment=d["commitment"])
+    elif row.kind == "seed":
+        # Who fixed a client seed; the value only to its sender (everyone sees them all in the deal).
+        out.update(hand=d["hand"], seat=d["seat"])
+        if viewer == d["seat"]:
+            out["seed"] = d["seed"]
     elif row.kind == "deal":
         # Never the order or the seed: only who deals and the commitment to the seed.
         out.update(hand=d["hand"], dealer=d["dealer"], commitment=d["commitment"], client_seeds=d["client_seeds"])

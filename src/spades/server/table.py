@@ -14,7 +14,7 @@ from spades.core.actions import Action
 from spades.core.game import Game
 from spades.core.hand import deal_order
 from spades.core.view import view_hand
-from spades.server.protocol import decode_action, encode_action
+from spades.server.protocol import ProtocolError, decode_action, encode_action
 from spades.shuffle import fair
 from spades.storage.base import EventRow, TableRow
 from spades.variants import load_rules
@@ -75,6 +75,9 @@ class TableState:
         self.client_ids: dict[tuple[str, str], int] = {}
         self.chat: list[dict[str, Any]] = []
         self.deals: list[dict[str, Any]] = []
+        self.pending: dict[str, Any] | None = None
+        """The next hand's commitment while client seeds come in (``commit`` logged, no ``deal`` yet):
+        ``hand``, ``commitment``, ``seed`` (secret) and ``seeds``, seat -> {``player``, ``seed``}."""
         self.last_game_seq = 0
         self.over = False
         self.away: set[int] = set()
@@ -141,7 +144,39 @@ class TableState:
         results = [{"misdeal": r.misdeal, "points": [s.points for s in r.sides],
                     "bags": [s.bags_total for s in r.sides], "tricks": list(r.tricks)} for r in g.results]
         return {"hand": len(g.hands), "view": view, "totals": list(g.totals), "bags": list(g.bags),
-                "results": results, "over": g.over, "winner": g.winner}
+                "results": results, "over": g.over, "winner": g.winner, "seeding": self.seeding()}
+
+    def seeding(self) -> dict[str, Any] | None:
+        """The commitment waiting for client seeds, as everyone may see it: ``hand``, ``commitment`` and
+        ``sent``, the seats whose player has fixed a seed for it. ``None`` when no deal is waiting."""
+        p = self.pending
+        if p is None:
+            return None
+        return {"hand": p["hand"], "commitment": p["commitment"], "sent": self.seats_sent()}
+
+    def seats_sent(self) -> list[int]:
+        """The seats whose present player has fixed a client seed for the waiting deal."""
+        p = self.pending
+        if p is None:
+            return []
+        return sorted(i for i, got in p["seeds"].items()
+                      if self.seats[i].player is not None and got["player"] == self.seats[i].player)
+
+    def client_seeds(self) -> list[str]:
+        """The waiting deal's client seeds in seat order, as they stand now: the seed the seat's player
+        sent, ``fair.ABSENT_SEED`` for a player who sent none, ``fair.BOT_SEED`` for a bot's seat."""
+        p = self.pending
+        sent = p["seeds"] if p is not None else {}
+        out = []
+        for i, s in enumerate(self.seats):
+            got = sent.get(i)
+            if s.player is None:
+                out.append(fair.BOT_SEED)
+            elif got is not None and got["player"] == s.player:
+                out.append(got["seed"])
+            else:
+                out.append(fair.ABSENT_SEED)
+        return out
 
     # ------------------------------------------------------------------ building rows
 
@@ -155,15 +190,15 @@ class TableState:
                                    "reserved": s.reserved}, k + 1) for k, (i, s) in enumerate(changes)]
         for r in rows:
             self.apply_row(r)
-        if not self.started and not self.over and all(not s.empty for s in self.seats):
-            rows.append(self._deal_row())
+        if not self.started and not self.over and self.pending is None and all(not s.empty for s in self.seats):
+            rows.append(self._commit_row())
             self.apply_row(rows[-1])
         return rows
 
     def action_rows(self, action: Action, by: str, player: str | None, client_id: str | None) -> list[EventRow]:
         """Apply a (checked) action and return its row plus what follows: the reveal of a finished
-        hand's seed, the next deal, or the end of the game. Raises ``IllegalActionError`` with nothing
-        changed when the action is illegal."""
+        hand's seed, the commitment for the next deal, or the end of the game. Raises
+        ``IllegalActionError`` with nothing changed when the action is illegal."""
         now = self.clock()
         self._at = now  # the game clock reads the row's own time, as it will when the log is replayed
         try:
@@ -188,18 +223,54 @@ class TableState:
                 rows.append(self._row("over", {"winner": g.winner, "totals": list(g.totals)}, 1))
                 self.apply_row(rows[-1])
             elif g.awaiting_deal:
-                rows.append(self._deal_row())
+                rows.append(self._commit_row())
                 self.apply_row(rows[-1])
         return rows
 
-    def _deal_row(self) -> EventRow:
-        hand_no = len(self.game.hands)
+    def _commit_row(self) -> EventRow:
+        """A fresh secret server seed for the next hand and its public commitment (before any client
+        seed for that hand can be sent)."""
         seed = fair.new_server_seed()
-        client_seeds = [self.id, str(hand_no)]
-        perm = fair.derive_permutation(seed, client_seeds, len(self.rules.layout.deck))
-        return self._row("deal", {"hand": hand_no, "dealer": self.game.next_dealer,
-                                  "order": deal_order(self.rules, perm), "seed": seed,
-                                  "commitment": fair.commitment(seed), "client_seeds": client_seeds}, 1)
+        return self._row("commit", {"hand": len(self.game.hands), "commitment": fair.commitment(seed),
+                                    "seed": seed}, 1)
+
+    def seed_row(self, seat: int, player: str, hand: Any, commitment: Any, value: Any,
+                 client_id: str | None) -> EventRow:
+        """A seated player's client seed for the waiting deal (applied here), or ``ProtocolError`` with
+        nothing changed: no deal waiting, a hand or commitment other than the waiting one, a seed
+        already fixed, or a seed that breaks the length or character rules."""
+        p = self.pending
+        if p is None:
+            raise ProtocolError("no_commitment", "no deal is waiting for client seeds: the seeds of the "
+                                                 "current hand were fixed when it was dealt")
+        if hand != p["hand"] or isinstance(hand, bool):
+            raise ProtocolError("wrong_hand", f"the deal waiting for seeds is hand {p['hand']}, "
+                                              f"not {str(hand)[:20]!r}")
+        if not isinstance(commitment, str) or commitment.lower() != p["commitment"]:
+            raise ProtocolError("wrong_commitment", "\"commitment\" must repeat the commitment published for "
+                                                    f"hand {p['hand']}: {p['commitment']}")
+        if seat in self.seats_sent():
+            raise ProtocolError("seed_fixed", f"your client seed for hand {p['hand']} is already fixed")
+        try:
+            fair.check_client_seed(value)
+        except fair.FairDealError as e:
+            raise ProtocolError("bad_seed", str(e)) from None
+        row = self._row("seed", {"hand": p["hand"], "seat": seat, "player": player, "seed": value}, 1,
+                        player, client_id)
+        self.apply_row(row)
+        return row
+
+    def deal_row(self) -> EventRow:
+        """Deal the waiting hand from its server seed and the client seeds as they stand (applied here)."""
+        p = self.pending
+        assert p is not None, "no commitment is waiting"
+        client_seeds = self.client_seeds()
+        perm = fair.derive_permutation(p["seed"], client_seeds, len(self.rules.layout.deck))
+        row = self._row("deal", {"hand": p["hand"], "dealer": self.game.next_dealer,
+                                 "order": deal_order(self.rules, perm), "seed": p["seed"],
+                                 "commitment": p["commitment"], "client_seeds": client_seeds}, 1)
+        self.apply_row(row)
+        return row
 
     def chat_row(self, player: str | None, name: str, text: str, client_id: str | None) -> EventRow:
         """A chat line's row (applied here)."""
@@ -231,7 +302,13 @@ class TableState:
                 self.game.apply(decode_action(d["action"]))
             finally:
                 self._at = None
+        elif row.kind == "commit":
+            self.pending = {"hand": d["hand"], "commitment": d["commitment"], "seed": d["seed"], "seeds": {}}
+        elif row.kind == "seed":
+            if self.pending is not None:
+                self.pending["seeds"][d["seat"]] = {"player": d["player"], "seed": d["seed"]}
         elif row.kind == "deal":
+            self.pending = None
             self.deals.append(d)
             if not self.game.hands:
                 self.game.started_at = row.created_at  # a timed game's clock starts at the first deal

@@ -35,6 +35,19 @@ DEAL_PROTOCOL = "spades-deal/1"
 
 _SEED_RE = re.compile(r"[0-9a-fA-F]{64}")
 
+CLIENT_SEED_MAX = 64
+"""The longest client seed a player may contribute, in characters."""
+
+CLIENT_SEED_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+"""The characters a player's client seed may use: ASCII letters, digits, ``-`` and ``_``."""
+
+BOT_SEED = "(bot)"
+"""The client seed of a seat a bot plays (no player in it) when the deal is made. The parentheses are
+outside ``CLIENT_SEED_CHARS``, so no player can send it: a record shows which seats contributed."""
+
+ABSENT_SEED = "(none)"
+"""The client seed of a player's seat when the player sent none in time (or was away)."""
+
 
 class FairDealError(SpadesError):
     """A malformed seed or commitment, or a revealed seed that does not match its commitment."""
@@ -67,6 +80,28 @@ def check_server_seed(server_seed: str) -> bytes:
     if not isinstance(server_seed, str) or not _SEED_RE.fullmatch(server_seed):
         raise FairDealError(f"{server_seed!r} is not a server seed: it must be exactly 64 hex digits")
     return bytes.fromhex(server_seed)
+
+
+def check_client_seed(value: object) -> str:
+    """A player's client seed as given, or ``FairDealError`` saying what is wrong with it.
+
+    A client seed is 1 to ``CLIENT_SEED_MAX`` characters, each an ASCII letter, a digit, ``-`` or ``_``
+    (a browser's default is 32 random hex digits). Nothing is trimmed or changed: the seed that is
+    checked is the seed that goes into the derivation.
+    """
+    if not isinstance(value, str):
+        raise FairDealError("a client seed must be a string of letters, digits, '-' and '_'")
+    if not value:
+        raise FairDealError("a client seed cannot be empty: give 1 to "
+                            f"{CLIENT_SEED_MAX} letters, digits, '-' or '_'")
+    if len(value) > CLIENT_SEED_MAX:
+        raise FairDealError(f"a client seed may be at most {CLIENT_SEED_MAX} characters; this one has {len(value)}")
+    for i, ch in enumerate(value):
+        if ch not in CLIENT_SEED_CHARS:
+            shown = repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}"
+            raise FairDealError(f"a client seed may use only letters A-Z and a-z, digits, '-' and '_': "
+                                f"character {i + 1}, {shown}, is not allowed")
+    return value
 
 
 def commitment(server_seed: str) -> str:
