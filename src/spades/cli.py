@@ -220,10 +220,14 @@ def verify(file: Path, as_json: JsonOpt = False) -> None:
     ok = bool(checks) and all(c.ok for c in checks)
     if as_json:
         typer.echo(json.dumps({"ok": ok, "hands": [{"hand": c.hand, "ok": c.ok, "reason": c.reason,
-                                                     "commitment": c.commitment} for c in checks]}))
+                                                     "commitment": c.commitment, "client_seeds": c.client_seeds}
+                                                    for c in checks]}))
     else:
         for c in checks:
             out.print(f"hand {c.hand}: {'[green]verified[/]' if c.ok else '[red]NOT verified[/]'} - {c.reason}")
+            if c.client_seeds:
+                seeds = ", ".join(f"{i + 1} {s}" for i, s in enumerate(c.client_seeds))
+                out.print(f"  client seeds by seat: {seeds}", markup=False, soft_wrap=True)
         if not checks:
             out.print("the record has no hands")
     if not ok:

@@ -104,3 +104,34 @@ def test_reference_implementation_agrees_with_the_code(n: int) -> None:
         assert ref["commitment_of"](seed) == commitment(seed)
     fresh = new_server_seed()
     assert ref["spades_deal_1"](fresh, ["x"], 52) == derive_permutation(fresh, ["x"], 52)
+
+
+def test_table_example_is_a_verified_record_hand(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from spades.cli import app
+    from spades.shuffle.fair import check_client_seed
+    from spades.variants import read_record
+
+    block = re.search(r"```json\n(.*?)```", _section("table-example"), re.S)
+    assert block
+    record = json.loads(block.group(1))
+    hd = record["hands"][0]
+    seeds = hd["client_seeds"]
+    assert seeds[1] == seeds[3] == "(bot)" and seeds[2] == "(none)"
+    assert check_client_seed(seeds[0]) == seeds[0]  # a seed a player's page may send
+    assert hd["commitment"] == commitment(hd["seed"])
+    perm = derive_permutation(hd["seed"], seeds, 52)
+    dealt = [card_text(c) for c in perm]
+    assert hd["deal"] == [dealt[seat::4] for seat in range(4)]  # dealer 3: seat 0 is the dealer's left
+    assert hmac_message(seeds, 0).decode("ascii") in DOC.read_text(encoding="utf-8")
+    read_record(record)  # the record reader accepts the client seeds
+    path = tmp_path / "game.json"
+    path.write_text(block.group(1), encoding="utf-8")
+    shown = re.search(r"```text\n\$ spades verify game.json\n(.*?)```", _section("table-verify"), re.S)
+    assert shown
+    result = CliRunner().invoke(app, ["verify", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == shown.group(1)

@@ -87,3 +87,30 @@ def test_verify_reports_an_unrevealed_seed_and_bad_files(tmp_path: Path) -> None
     result = runner.invoke(app, ["verify", str(bad)])
     assert result.exit_code == 2
     assert "not valid JSON" in result.output
+
+
+def test_verify_reports_the_client_seeds_and_catches_a_changed_one(tmp_path: Path) -> None:
+    rec = verifiable_record("standard")
+    rec["hands"][0]["client_seeds"] = ["a" * 32, "(bot)", "(none)", "(bot)"]
+    hd = rec["hands"][0]
+    perm = derive_permutation(hd["seed"], hd["client_seeds"], 52)
+    order = deal_order(load_rules({"preset": "standard", "lose_at": -300}), perm)
+    lay = load_rules("standard").layout
+    from spades.core.cards import card_text
+
+    first = (hd["dealer"] + 1) % lay.n
+    hd["deal"] = [[card_text(c) for c in order[(s - first) % lay.n::lay.n]] for s in range(lay.n)]
+    f = tmp_path / "game.json"
+    f.write_text(json.dumps(rec))
+    result = runner.invoke(app, ["verify", str(f), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["hands"][0]["client_seeds"] == ["a" * 32, "(bot)", "(none)", "(bot)"]
+    text = runner.invoke(app, ["verify", str(f)]).stdout
+    assert f"client seeds by seat: 1 {'a' * 32}, 2 (bot), 3 (none), 4 (bot)" in text
+    # A player's seed changed after the fact: the same server seed deals other cards.
+    hd["client_seeds"] = ["b" * 32, "(bot)", "(none)", "(bot)"]
+    f.write_text(json.dumps(rec))
+    result = runner.invoke(app, ["verify", str(f), "--json"])
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["hands"][0]["reason"].endswith("are not the ones the seeds deal")

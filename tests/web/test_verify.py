@@ -123,22 +123,30 @@ def test_a_body_that_is_not_an_object_is_refused(client: TestClient) -> None:
     assert r.status_code == 422
 
 
-def fragment(body: dict[str, Any], seat: int, mine: list[str]) -> str:
+def fragment(body: dict[str, Any], seat: int, mine: list[str], myseed: str | None = None) -> str:
     """The verify page's fragment as the table page writes it."""
-    return urlencode({"rules": body["rules"] if isinstance(body["rules"], str) else json.dumps(body["rules"]),
-                      "dealer": body["dealer"], "commitment": body["commitment"], "seed": body["seed"],
-                      "clients": json.dumps(body["client_seeds"]), "seat": seat, "mine": ",".join(mine)})
+    parts = {"rules": body["rules"] if isinstance(body["rules"], str) else json.dumps(body["rules"]),
+             "dealer": body["dealer"], "commitment": body["commitment"], "seed": body["seed"],
+             "clients": json.dumps(body["client_seeds"]), "seat": seat, "mine": ",".join(mine)}
+    if myseed is not None:
+        parts["myseed"] = myseed
+    return urlencode(parts)
 
 
 def test_verify_page_shows_a_match_and_a_mismatch(page: Any, live_server: LiveServer,
                                                     viewport: tuple[str, dict[str, int]]) -> None:
-    body = honest({"preset": "standard", "target": 250}, 3, ["table-abc", "0"], new_server_seed())
+    myseed = "9c1f0e57aa40b3d2c81e6f7a0b9d2e44"  # as a table page sends it: 32 random hex digits
+    body = honest({"preset": "standard", "target": 250}, 3, ["(none)", myseed, "(bot)", "Ann_s-seed"],
+                  new_server_seed())
     derived = derive_hand(load_rules("standard"), 3, body["commitment"], body["seed"], body["client_seeds"])
     mine = [card_text(c) for c in cards_of(derived.dealt[1])][::-1]  # any order will do
-    page.goto(f"{live_server.url}/verify.html#{fragment(body, 1, mine)}")
+    page.goto(f"{live_server.url}/verify.html#{fragment(body, 1, mine, myseed)}")
     page.wait_for_selector("html[data-ready=verify]", state="attached")
     assert "matches the commitment" in page.text_content("#seed-verdict")
     assert page.text_content("#mine-verdict") == "Your 13 cards match the seeds."
+    assert f"Your seed {myseed} is the client seed of your seat" in page.text_content("#seed-mine-verdict")
+    seeds_shown = [page.text_content(f"[data-seat-seed='{i}']") for i in range(4)]
+    assert seeds_shown == ["(none): no seed sent in time", myseed, "(bot): a computer player's seat", "Ann_s-seed"]
     assert page.locator("#verify-seats svg.card").count() == 52
     assert "(you)" in page.text_content(".verify-seat.mine h3")
     assert "Seat 4 (dealer)" in page.text_content("#verify-seats")
@@ -158,6 +166,10 @@ def test_verify_page_shows_a_match_and_a_mismatch(page: Any, live_server: LiveSe
     assert f"You were dealt {tampered[-1]}" in text and f"The seeds give you {mine[-1]}" in text
     assert page.locator(".verify-seat.mine svg.differs").count() == 1
     screenshot(page, f"verify-mismatch-{viewport[0]}")
+    # A seed that the page sent but the deal did not use.
+    page.goto(f"{live_server.url}/verify.html#{fragment(body, 1, mine, 'not-the-one')}")
+    page.wait_for_function("document.getElementById('seed-mine-verdict').textContent.includes('but the deal')")
+    assert f'used "{myseed}" for your seat' in page.text_content("#seed-mine-verdict")
     # A revealed seed that does not match its commitment.
     bad = {**body, "seed": new_server_seed()}
     page.goto(f"{live_server.url}/verify.html#{fragment(bad, 1, mine)}")
@@ -180,9 +192,28 @@ def test_table_links_to_the_deal_after_a_hand(page: Any, game_server: LiveServer
             page.wait_for_timeout(40)
     href = page.get_attribute("[data-testid=verify-link]", "href")
     assert href is not None and href.startswith("/verify.html#")
-    for part in ("rules=", "dealer=", "commitment=", "seed=", "clients=", "seat=0", "mine="):
+    for part in ("rules=", "dealer=", "commitment=", "seed=", "clients=", "seat=0", "mine=", "myseed="):
         assert part in href
     page.goto(f"{game_server.url}{href}")
     page.wait_for_selector("html[data-ready=verify]", state="attached")
     assert "matches the commitment" in page.text_content("#seed-verdict")
     assert page.text_content("#mine-verdict") == "Your 13 cards match the seeds."
+    assert "is the client seed of your seat" in page.text_content("#seed-mine-verdict")
+    assert page.text_content("[data-seat-seed='1']") == "(bot): a computer player's seat"
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_the_table_page_sends_a_random_seed_and_checks_the_deal_used_it(page: Any, game_server: LiveServer) -> None:
+    start_game(page, game_server)
+    page.wait_for_function("document.getElementById('seed-status').textContent.includes('was dealt with your seed')")
+    status = page.text_content("#seed-status") or ""
+    sent = status.rsplit(" ", 1)[-1].rstrip(".")
+    assert len(sent) == 32 and all(c in "0123456789abcdef" for c in sent)  # 16 random bytes
+    nxt = page.input_value("#seed-input")
+    assert len(nxt) == 32 and nxt != sent  # a fresh one waits for the next deal
+    # A seed the server would refuse is caught as it is typed, in the server's words.
+    page.fill("#seed-input", "caf\u00e9!")
+    assert "character 4" in (page.text_content("#seed-error") or "") and page.is_visible("#seed-error")
+    page.fill("#seed-input", "x" * 64)
+    assert not page.is_visible("#seed-error")
+    screenshot(page, "table-seed-phone")

@@ -1,9 +1,11 @@
 """``spades verify``: re-derive each hand's deal of a record from its revealed seed and commitment.
 
 A record's hand carries ``commitment`` (published before the deal), ``seed`` (the server seed,
-revealed after the hand) and ``client_seeds`` (the players' contributions, in seat order; ``[]`` when
-none were given). The deal must equal ``deal_order(rules, derive_permutation(seed, client_seeds,
-deck size))`` dealt one card at a time from the dealer's left, as the engine deals.
+revealed after the hand) and ``client_seeds`` (the players' contributions, one per seat in seat order:
+the seed a player's client sent after the commitment, ``(bot)`` for a bot's seat, ``(none)`` for a
+player who sent none; ``[]`` when none were given). The deal must equal ``deal_order(rules,
+derive_permutation(seed, client_seeds, deck size))`` dealt one card at a time from the dealer's left,
+as the engine deals.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ class HandCheck:
     ok: bool
     reason: str
     commitment: str | None = None
+    client_seeds: list[str] | None = None
+    """The hand's client seeds as recorded (``None`` when they are missing or malformed)."""
 
 
 def _faces(cards: Any) -> Counter[str] | None:
@@ -51,12 +55,18 @@ def check_hand(rules: Rules, index: int, hd: dict[str, Any]) -> HandCheck:
     commit = hd.get("commitment")
     seed = hd.get("seed")
     clients = hd.get("client_seeds", [])
+    if not isinstance(clients, list) or not all(isinstance(c, str) for c in clients):
+        return HandCheck(index, False, "client_seeds must be a list of strings", commit if isinstance(commit, str)
+                         else None)
+    verdict = _checked(rules, index, hd, commit, seed, clients)
+    return HandCheck(verdict.hand, verdict.ok, verdict.reason, verdict.commitment, list(clients))
+
+
+def _checked(rules: Rules, index: int, hd: dict[str, Any], commit: Any, seed: Any, clients: list[str]) -> HandCheck:
     if commit is None:
         return HandCheck(index, False, "no commitment recorded for this hand")
     if seed is None:
         return HandCheck(index, False, "the server seed has not been revealed yet", commit)
-    if not isinstance(clients, list) or not all(isinstance(c, str) for c in clients):
-        return HandCheck(index, False, "client_seeds must be a list of strings", commit)
     dealer = hd.get("dealer")
     lay = rules.layout
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < lay.n:

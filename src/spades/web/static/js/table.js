@@ -5,6 +5,7 @@
 
 import { api, el, replaceChildren, signed } from "./common.js";
 import { cardBack, cardName, cardSVG, sortHand } from "./cards.js";
+import { SeedKeeper } from "./seeds.js";
 
 const PROTOCOL_VERSION = 1;
 const TRICK_HOLD_MS = 1400;
@@ -42,6 +43,7 @@ let topTrumps = [];
 const dealers = new Map();
 const dealtCards = new Map(); // hand index -> {seat, cards}
 const reveals = new Map(); // hand index -> the reveal event
+let seeds = null; // the player's client seeds for fair dealing (seeds.js), made in init()
 
 // ------------------------------------------------------------------ connection
 
@@ -61,7 +63,9 @@ function connect() {
   ws = new WebSocket(wsUrl());
   ws.addEventListener("open", () => {
     retryDelay = 500;
-    ws.send(JSON.stringify({ type: "hello", v: PROTOCOL_VERSION, last_seq: lastSeq, invite }));
+    // seeds: this page sends a client seed after each commitment, so deals wait (briefly) for it.
+    ws.send(JSON.stringify({ type: "hello", v: PROTOCOL_VERSION, last_seq: lastSeq, invite, seeds: true }));
+    if (seeds) seeds.reconnected();
   });
   ws.addEventListener("message", (e) => {
     let msg;
@@ -168,6 +172,7 @@ function onEvent(msg) {
     if (current.length === prevView.hand_sizes.length) holdTrick(current, null);
   } else if (ev.kind === "deal") {
     dealers.set(ev.hand, ev.dealer);
+    if (seeds) seeds.dealt(ev, you.seat);
   } else if (ev.kind === "reveal") {
     reveals.set(ev.hand, ev);
     if (summaryFor === ev.hand) addVerifyLink(ev.hand);
@@ -183,6 +188,10 @@ function onError(msg) {
     return;
   }
   if (msg.code === "bad_last_seq") return; // a snapshot follows
+  if (typeof msg.id === "string" && msg.id.startsWith("seed-")) {
+    if (seeds) seeds.refused(msg);
+    return;
+  }
   if (pending && msg.id === pending.msg.id) {
     const wasResent = pending.resent;
     pending = null;
@@ -250,6 +259,8 @@ function verifyHref(index) {
   p.set("commitment", reveal.commitment);
   p.set("seed", reveal.seed);
   p.set("clients", JSON.stringify(reveal.client_seeds || []));
+  const myseed = seeds ? seeds.seedOf(index) : undefined;
+  if (myseed !== undefined) p.set("myseed", myseed);
   const dealt = dealtCards.get(index);
   if (dealt && n() !== 2) {
     p.set("seat", String(dealt.seat));
@@ -452,6 +463,7 @@ function keepFocus(container, draw) {
 function render() {
   if (!table) return;
   updateMySeat();
+  if (seeds) seeds.update(state ? state.seeding : null, you.seat);
   if (!layoutAsked) {
     layoutAsked = true;
     loadLayout(table.rules);
@@ -878,6 +890,8 @@ function init() {
     render();
   });
   $("rematch").addEventListener("click", rematch);
+  seeds = new SeedKeeper({ panel: $("fair-seed"), input: $("seed-input"), fresh: $("seed-fresh"),
+    status: $("seed-status"), error: $("seed-error") }, send);
   $("chat-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const text = $("chat-input").value.trim();

@@ -1,5 +1,6 @@
 // Verify a deal: the inputs come from the URL fragment (the table's "Verify this deal" link fills it),
 //   #rules=<preset or JSON>&dealer=N&commitment=<hex>&seed=<hex>&clients=<JSON list>&seat=N&mine=AS,TD,...
+//   &myseed=<the client seed this player's page sent for the hand>
 // POST /api/verify/hand has the server's own dealing code deal again from the revealed seed; this page
 // only compares and draws. Everything is shown with textContent and attributes, never as markup.
 
@@ -55,8 +56,9 @@ function readFragment() {
   const seat = seatText === null || seatText === "" ? null : Number(seatText);
   const mineText = p.get("mine");
   const mine = mineText ? mineText.split(",").map(norm).filter(Boolean) : null;
+  const myseed = p.get("myseed");
   return { rules, dealer, commitment: p.get("commitment").trim(), seed: p.get("seed").trim(), clients, seat,
-    mine };
+    mine, myseed: myseed === null ? null : myseed };
 }
 
 /** Cards in `a` that are not in `b`, counting copies (the six-handed game has two of each). */
@@ -119,6 +121,34 @@ function compareMine(input, answer) {
   return new Set(lacking);
 }
 
+/** Say whether the seed this player's page sent is the one the deal used at their seat. */
+function compareSeed(input) {
+  const node = $("seed-mine-verdict");
+  node.hidden = input.myseed === null;
+  if (input.myseed === null) return;
+  if (input.seat === null || !Number.isInteger(input.seat)) {
+    notice(node, "warn", "The link does not say which seat is yours, so your seed cannot be found.");
+    return;
+  }
+  const used = input.clients[input.seat];
+  if (used === input.myseed) {
+    notice(node, "ok", `Your seed ${input.myseed} is the client seed of your seat. Your page sent it only `
+      + "after the server had published its commitment, so the server could not choose its seed to suit it.");
+  } else {
+    notice(node, "bad", `Your page sent the seed ${input.myseed}, but the deal used `
+      + `${JSON.stringify(used === undefined ? null : used)} for your seat.`);
+  }
+}
+
+/** Who gave each client seed, in seat order. */
+function seedRows(input) {
+  return input.clients.map((c, seat) => {
+    const who = c === "(bot)" ? "a computer player's seat" : c === "(none)" ? "no seed sent in time" : "";
+    const mark = seat === input.seat ? " (you)" : "";
+    return [el("dt", {}, `Seat ${seat + 1}${mark}`), el("dd", { "data-seat-seed": seat }, who ? `${c}: ${who}` : c)];
+  });
+}
+
 function showInputs(input) {
   const rows = [
     ["Rules", typeof input.rules === "string" ? input.rules : JSON.stringify(input.rules)],
@@ -129,6 +159,7 @@ function showInputs(input) {
   ];
   if (input.mine !== null) rows.push(["Your cards as dealt", input.mine.join(" ")]);
   replaceChildren($("verify-inputs"), rows.map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
+  replaceChildren($("verify-client-seeds"), seedRows(input));
 }
 
 function show(input, answer) {
@@ -137,6 +168,7 @@ function show(input, answer) {
     ? "The seed matches the commitment published before the deal. These are the cards it deals."
     : `The seed does NOT match the commitment: ${answer.reason}.`);
   const odd = compareMine(input, answer);
+  compareSeed(input);
   const top = answer.layout.top_trumps || [];
   const seats = answer.ok && answer.layout.players !== 2 ? answer.deal.map((cards, seat) => el("section", {
     class: `verify-seat${seat === input.seat ? " mine" : ""}`, "data-seat": seat },
