@@ -45,7 +45,9 @@ def reply(s: Sock, msg: Msg, cid: str) -> Msg:
 def test_the_deal_waits_for_every_players_seed_and_derives_from_them(live: Callable[..., LiveServer]) -> None:
     srv = live(seed_seconds=60.0)  # the window never ends in this test: only the seeds deal
     ps = [Player(srv.url, srv.ws_url) for _ in range(4)]
-    tid = ps[0].http.post("/api/tables", json={"rules": RULES, "turn_seconds": None}).json()["id"]
+    long_game = {"preset": "standard", "target": 500, "lose_at": -1000}  # a second hand always follows
+    tid = ps[0].http.post("/api/tables", json={"rules": long_game, "turn_seconds": None,
+                                               "bot_level": "random"}).json()["id"]
     socks = [ps[0].sock(tid, seeds=True)]
     early = reply(socks[0], {"type": "seed", "hand": 0, "commitment": "0" * 64, "seed": "early"}, "e0")
     assert early["type"] == "error" and early["code"] == "no_commitment"  # nothing to answer yet
@@ -86,12 +88,12 @@ def test_the_deal_waits_for_every_players_seed_and_derives_from_them(live: Calla
     reveal = wait_event(socks[0], "reveal", 0, timeout=30)
     assert hashlib.sha256(bytes.fromhex(reveal["seed"])).hexdigest() == commit["commitment"]
     assert reveal["client_seeds"] == mine
-    hand = derive_hand(load_rules(RULES), views[0]["dealer"], commit["commitment"], reveal["seed"], mine)
+    hand = derive_hand(load_rules(long_game), views[0]["dealer"], commit["commitment"], reveal["seed"], mine)
     for seat, view in enumerate(views):
         dealt = sorted(card_text(c) for c in range(52) if hand.dealt[seat] >> c & 1)
         assert sorted(view["hand"]) == dealt
     # The next hand: its commitment comes before its deal; bots' seats give "(bot)".
-    deal1 = wait_event(socks[0], "deal", 1)
+    deal1 = wait_event(socks[0], "deal", 1, timeout=30)
     nxt = wait_event(socks[0], "commit", 1)
     assert nxt["seq"] < deal1["seq"] and deal1["commitment"] == nxt["commitment"]
     assert deal1["client_seeds"] == ["(bot)"] * 4
