@@ -54,6 +54,7 @@ def test_a_timed_game_replays_to_the_same_end_whenever_it_is_loaded() -> None:
     spec = {"preset": "standard", "time_limit_minutes": 1, "target": 10000}
     t = TableState(TableRow("t", spec, {}, True, None, None, 0.0), clock=lambda: now[0])
     rows = t.seat_rows([(i, Seat(f"p{i}", f"P{i}")) for i in range(4)])
+    rows.append(t.deal_row())  # the hub deals once the client seeds are in (here: none)
     assert t.game.started_at == 1000.0 and t.game_seconds_left(1030.0) == 30.0
     hands_seen = 0
     rng = random.Random(5)
@@ -61,6 +62,8 @@ def test_a_timed_game_replays_to_the_same_end_whenever_it_is_loaded() -> None:
         hand = len(t.game.hands)
         options = [a for a in t.game.legal_actions() if not isinstance(a, Misdeal | Look)]
         rows += t.action_rows(rng.choice(options), "player", None, None)
+        if t.pending is not None:
+            rows.append(t.deal_row())
         if len(t.game.hands) != hand or t.over:
             hands_seen += 1
             now[0] += 50.0  # each hand takes 50 seconds: the minute is up at the end of the second
