@@ -71,6 +71,8 @@ def test_the_deal_waits_for_every_players_seed_and_derives_from_them(live: Calla
     assert "seed" not in events(socks[3], "seed")[0]  # another player's seed stays theirs until the deal
     assert socks[3].state is not None and socks[3].state["seeding"]["sent"] == [0, 1, 2]
     assert reply(socks[3], seed_msg(commit, mine[3]), "seed3")["type"] == "ack"
+    first = next(m for m in socks[3].received if m["type"] == "event" and m["event"]["kind"] == "deal")
+    assert first["table"]["status"] == "playing"  # the page learns the game has begun
     views = []
     for s in socks:
         deal = wait_event(s, "deal")

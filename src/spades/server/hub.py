@@ -371,7 +371,9 @@ class Hub:
         """Send rows to every connection: each distinct payload (one per seat looking, one for all the
         spectators) is built and encoded once."""
         cache: dict[int | None, list[str]] = {}
-        seats_changed = any(r.kind == "seat" for r in rows)
+        # The table's description goes along when a seat or its status changed (the first deal may come
+        # after the seat changes, once the client seeds are in).
+        seats_changed = any(r.kind == "seat" or (r.kind == "deal" and r.data.get("hand") == 0) for r in rows)
         info = t.info() if seats_changed else None
         for conn in list(self.conns[t.id]):
             viewer = self.viewer_of(t, conn)

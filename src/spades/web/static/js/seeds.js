@@ -97,7 +97,7 @@ export class SeedKeeper {
     const mine = this.seedOf(ev.hand);
     if (mine === undefined || seat === null || seat === undefined || !ev.client_seeds) return;
     const used = ev.client_seeds[seat];
-    if (used === mine) this.say("ok", `Hand ${ev.hand + 1} was dealt with your seed ${mine}.`);
+    if (used === mine) this.say("ok", `Hand ${ev.hand + 1} was dealt with your seed ${mine}`);
     else {
       this.say("bad", `Hand ${ev.hand + 1} was NOT dealt with your seed ${mine}: the deal used `
         + `${JSON.stringify(used)} for your seat.`);
