@@ -61,6 +61,8 @@ def test_games_follow_the_account(page: Any, browser: Any, game_server: LiveServ
         open_score(two, game_server)
         two.wait_for_selector("#game-list li")
         assert "Shared" in two.text_content("#game-list")
+        # The game came without scores: the server scores it for the list.
+        two.wait_for_function("document.getElementById('game-list').textContent.includes('North & South 53')")
         two.click("text=Shared")
         two.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '53'")
         enter_hand(two, *HAND_2)

@@ -189,6 +189,7 @@ async function sync() {
         return;
       }
       account = me.data.guest ? null : me.data.username;
+      store.lastAccount = account;
       if (!account) {
         syncState = "guest";
         return;
@@ -222,7 +223,8 @@ async function sync() {
       }
       syncState = "synced";
     } catch (e) {
-      syncState = e instanceof OfflineError ? "offline" : e.message;
+      // Offline: only someone who was signed in here last time is told the games will reach an account.
+      syncState = e instanceof OfflineError ? (store.lastAccount ? "offline" : "local") : e.message;
     } finally {
       persist();
       syncing = null;
@@ -242,7 +244,7 @@ function pushSoon(game) {
     persist();
     syncState = "synced";
   }).catch((e) => {
-    syncState = e instanceof OfflineError ? "offline" : e.message;
+    syncState = e instanceof OfflineError ? (store.lastAccount ? "offline" : "local") : e.message;
   }).finally(renderSync);
 }
 
@@ -277,6 +279,31 @@ function showList() {
         el("span", {}, g.name),
         el("span", { class: "meta" }, `${totals} · ${when}`)));
   }));
+  scoreListed(games);
+}
+
+let listScoring = false;
+
+/** Games with no scores on this device yet (one that came from the account, one entered offline) are
+ * scored by the server in the background, and the list shows their totals once they come. */
+async function scoreListed(games) {
+  if (listScoring) return;
+  const todo = games.filter((g) => g.hands.length && !(g.scored && g.scoredKey === handKey(g))).slice(0, 20);
+  if (!todo.length) return;
+  listScoring = true;
+  try {
+    for (const g of todo) {
+      const key = handKey(g);
+      g.scored = await api("/api/score", { rules: rulesSpec(g), hands: g.hands });
+      g.scoredKey = key;
+    }
+  } catch {
+    return; // offline or refused: the list keeps showing the number of hands
+  } finally {
+    listScoring = false;
+    persist();
+  }
+  if (!$("list-view").hidden) showList();
 }
 
 function importGame(file) {
