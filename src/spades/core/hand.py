@@ -634,7 +634,7 @@ class Hand:
         elif eff == self.led and not self.win_trump and power >= self.win_power:
             self.win_seat = seat
             self.win_power = power
-        cur.append((seat, card))
+        cur.append(_PAIRS[seat][card])
         n = lay.n
         if len(cur) < n:
             self.to_act = seat + 1 if seat + 1 < n else 0
@@ -657,7 +657,7 @@ class Hand:
         if self.phase is not _PLAY:
             raise IllegalActionError("the hand is not in the play phase")
         r = self.rules
-        if not r.must_beat and not r.top_trumps and self.layout.n != 6 and r.deck == "standard":
+        if r.fast.natural_play:
             self._play_out_natural(rand)
             return
         lay = self.layout
@@ -745,9 +745,13 @@ class Hand:
         if self.trick_no == 0 and r.first_lead == "lowest_club":
             for _ in range(n):
                 self._play_random_card(rand)  # the opening lead is forced: the general path
-        if n == 4 and all(h.bit_count() == last - self.trick_no for h in hands):
-            self._play_out_four(rand)
-            return
+        if n == 4:
+            left = last - self.trick_no
+            h0, h1, h2, h3 = hands
+            if h0.bit_count() == left and h1.bit_count() == left and h2.bit_count() == left \
+                    and h3.bit_count() == left:
+                self._play_out_four(rand)
+                return
         followers = _FOLLOWERS[n]
         no_spades = ~lay.spade_mask
         any_time = r.spades_lead == "any_time"
