@@ -13,18 +13,30 @@ from spades.core.rules import Rules
 from spades.core.scoring import score_hand
 
 
-def shuffled(cards: Sequence[int], rand: Callable[[], float]) -> list[int]:
-    """The cards in a uniformly random order: sorted by one ``rand()`` draw each.
+def shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
+    """The cards in a uniformly random order: sorted by one ``rng.random()`` draw each.
 
     The benchmark's shuffle, the same for this engine and for OpenSpiel: both deal from it. It draws
     from the same source as the action picks, uniform doubles, as OpenSpiel's own chance sampling does
     (``SampleAction`` walks the outcomes' probabilities with one uniform double). Games deal with
     ``spades.shuffle``'s secure shuffle instead; this one is for measuring."""
+    rand = rng.random
     keys = [rand() for _ in cards]
     return sorted(cards, key=keys.__getitem__)
 
 
-def random_hand(rules: Rules, rng: random.Random) -> Hand:
+def std_shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
+    """The cards shuffled by ``random.shuffle`` (exact integer draws; a Python loop, about twice the
+    cost of ``shuffled``): the benchmark's ``--shuffle random``."""
+    out = list(cards)
+    rng.shuffle(out)
+    return out
+
+
+Shuffle = Callable[[Sequence[int], random.Random], list[int]]
+
+
+def random_hand(rules: Rules, rng: random.Random, shuffle: Shuffle = shuffled) -> Hand:
     """Deal, four bids and random legal play to the end with the engine's fast path.
 
     Every pick is uniform by ``int(random() * k)``, as the OpenSpiel driver picks its actions
@@ -32,7 +44,7 @@ def random_hand(rules: Rules, rng: random.Random) -> Hand:
     ``legal_actions()`` (nil, 1 to 13), and each card (``play_out_random``)."""
     lay = rules.layout
     rand = rng.random
-    hand = Hand(rules, int(rand() * lay.n), shuffled(lay.deck, rand))
+    hand = Hand(rules, int(rand() * lay.n), shuffle(lay.deck, rng))
     for _ in range(lay.n):
         legal = hand.legal_actions()
         hand.apply_unchecked(legal[int(rand() * len(legal))])

@@ -10,7 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spades.core import Game, IllegalActionError, Phase, Play, seeded_shuffler, view, view_game, view_hand
+from spades.core import (
+    Game,
+    IllegalActionError,
+    Phase,
+    Play,
+    deal_order,
+    seeded_shuffler,
+    view,
+    view_game,
+    view_hand,
+)
 from spades.core import game as game_module
 from spades.core.view import hand_from_view
 from spades.variants import PRESETS, load_rules
@@ -207,3 +217,13 @@ def test_hand_from_view_gives_the_same_legal_actions(preset: str, seed: int, ste
             twin.play_fast(card)
             rebuilt.play_fast(card)
         assert rebuilt.tricks_taken == twin.tricks_taken
+
+
+def test_deal_order_takes_only_a_permutation() -> None:
+    rules = load_rules("standard")
+    perm = list(range(52))[::-1]
+    assert deal_order(rules, perm) == [rules.layout.deck[i] for i in perm]
+    # a position twice and its neighbour missing (their bits add up), out of range, not a number, short
+    for bad in ([0, 0, *range(2, 52)], [-1, *range(1, 52)], [*range(51), 52], [*range(51), "x"], list(range(51))):
+        with pytest.raises(IllegalActionError, match=r"a deal needs a permutation of 0\.\.51"):
+            deal_order(rules, bad)

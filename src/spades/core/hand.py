@@ -1220,6 +1220,17 @@ class Hand:
 def deal_order(rules: Rules, permutation: Sequence[int]) -> list[int]:
     """The cards in dealing order for a permutation of ``range(len(deck))`` (``spades.shuffle``)."""
     deck = rules.layout.deck
-    if sorted(permutation) != list(range(len(deck))):
-        raise IllegalActionError(f"a deal needs a permutation of 0..{len(deck) - 1}")
+    size = len(deck)
+    bits = _INDEX_BITS.get(size) or _INDEX_BITS.setdefault(size, {i: 1 << i for i in range(size)})
+    # As in ``Hand()``: ``size`` distinct bits add up to all of them, and any repeat loses one.
+    try:
+        ok = len(permutation) == size and sum(map(bits.__getitem__, permutation)) == (1 << size) - 1
+    except (KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise IllegalActionError(f"a deal needs a permutation of 0..{size - 1}")
     return list(map(deck.__getitem__, permutation))  # (the comprehension's loop, in C)
+
+
+_INDEX_BITS: dict[int, dict[int, int]] = {}
+"""Per deck size: each position's bit, for checking permutations in ``deal_order``."""
