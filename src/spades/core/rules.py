@@ -402,9 +402,6 @@ class FastPaths:
     natural_play: bool
     """The natural deck (cards removed or not), at most four seats, no top trumps, no must_beat: a card
     is ``13 * suit + rank`` and the spades (suit 3) are the trumps."""
-    plain_scoring: bool
-    """Partnerships, bags as ``penalty``, a failed nil's tricks as bags if the contract is made, a set
-    side losing its bid, no ten for two hundred, no Boston: the scoring of the standard game."""
 
 
 def _fast_paths(r: Rules, lay: Layout) -> FastPaths:
@@ -412,8 +409,6 @@ def _fast_paths(r: Rules, lay: Layout) -> FastPaths:
         plain_bids=(not r.team_bidding and not r.min_side_bid and r.max_side_bid is None
                     and r.forced_bids == "none" and not r.misdeal),
         natural_play=not r.must_beat and not r.top_trumps and lay.n <= 4 and r.deck == "standard",
-        plain_scoring=(bool(r.partnerships) and r.bags == "penalty" and r.failed_nil_tricks == "bags_if_made"
-                       and r.set_penalty == "bid" and not r.ten_for_two_hundred and not r.boston),
     )
 
 
