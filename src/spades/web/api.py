@@ -401,7 +401,10 @@ class Pages(StaticFiles):
 def mount(app: FastAPI) -> None:
     """Add the pages' endpoints to ``app`` and serve the static pages at ``/`` (after every other
     route, so call it last)."""
+    from spades.web.lab import router as lab_router
+
     app.include_router(router)
+    app.include_router(lab_router)
     app.mount("/", Pages(directory=STATIC_DIR, html=True), name="web")
 
 

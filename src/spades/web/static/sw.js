@@ -6,9 +6,10 @@
 const CACHE = "spades-pages-v8";
 const SHELL = [
   "/", "/index.html", "/score.html", "/rules.html", "/cards.html", "/table.html", "/replay.html", "/verify.html",
+  "/lab.html",
   "/css/site.css", "/icons/favicon.svg",
   "/js/common.js", "/js/cards.js", "/js/rulesform.js", "/js/score.js", "/js/rules.js", "/js/home.js",
-  "/js/cards-page.js", "/js/table.js", "/js/replay.js", "/js/verify.js", "/js/seeds.js",
+  "/js/cards-page.js", "/js/table.js", "/js/replay.js", "/js/verify.js", "/js/seeds.js", "/js/lab.js",
 ];
 
 self.addEventListener("install", (event) => {
