@@ -275,21 +275,28 @@ def test_six_handed_table_marks_the_second_pack(page: Any, game_server: LiveServ
                                                 viewport: tuple[str, dict[str, int]]) -> None:
     start_game(page, game_server, rules="six-handed")
     page.wait_for_selector("#hand-cards button.hand-card", timeout=15_000)
+    # One snapshot read in the page at once: bots keep playing, so a trick on show may be gathered between
+    # two separate reads.
+    snap = """() => {
+        const t = document.querySelector("#trick [data-card$='*']");
+        if (!t) return null;
+        return {trick: {label: t.getAttribute('aria-label') || '', rings: t.querySelectorAll('circle').length},
+                hand: [...document.querySelectorAll('#hand-cards button')].map(
+                    (e) => [e.dataset.card, e.getAttribute('aria-label') || ''])};
+    }"""
     deadline = time.monotonic() + 60
-    while page.locator("#trick [data-card$='*']").count() == 0:
+    while (seen := page.evaluate(snap)) is None:
         # Play until a second-pack card lies in the trick (ours or another seat's).
         assert time.monotonic() < deadline, "no second-pack card reached the trick"
         if take_turn(page) is None:
             page.wait_for_timeout(40)
-    assert page.locator("#hand-cards button").count() > 0
+    assert seen["hand"]
     # Second-pack cards in the hand and in the trick: marked in the picture and in their spoken name.
-    mine = page.eval_on_selector_all("#hand-cards button", "els => els.map(e => e.dataset.card)")
+    mine = [code for code, _ in seen["hand"]]
     assert len(mine) == len(set(mine))  # two copies of a card are two different buttons
-    second = page.locator("#trick [data-card$='*']").first
-    assert "second pack" in (second.get_attribute("aria-label") or "")
-    assert second.locator("circle").count() == 1  # the ringed 2
-    for code in mine:
-        label = page.get_attribute(f"#hand-cards button[data-card='{code}']", "aria-label") or ""
+    assert "second pack" in seen["trick"]["label"]
+    assert seen["trick"]["rings"] == 1  # the ringed 2
+    for code, label in seen["hand"]:
         assert ("second pack" in label) == code.endswith("*"), (code, label)
     assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
     screenshot(page, f"table-six-{viewport[0]}")
