@@ -179,7 +179,8 @@ def test_no_viewer_ever_sees_a_hidden_card(live: Callable[..., LiveServer], tmp_
     assert any(h["passes"] for h in truth.hands), "no blind nil exchange happened"
     checked = sum(check(s, seat, truth, f"seat {seat}") for seat, s in enumerate(socks))
     checked += check(watcher, None, truth, "spectator") + check(anon, None, truth, "anonymous")
-    assert checked > 500
+    # Every human move sends an event to each of the five viewers; how long a game lasts depends on the deal.
+    assert checked >= 5 * move > 250
     kinds = {m["event"]["kind"] for m in watcher.received if m["type"] == "event"}
     assert kinds >= {"seat", "deal", "action", "reveal", "chat", "over"}
     types = {m["type"] for s in socks for m in s.received}
