@@ -8,6 +8,7 @@ import secrets
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
+from typing import Protocol
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -67,3 +68,38 @@ class AttemptLimiter:
     def clear(self, key: str) -> None:
         """Forget a key's failures (after a success)."""
         self.failures.pop(key, None)
+
+
+class LoginLimiter(Protocol):
+    """Failed logins per key, asked from the event loop (one process's memory, or Redis in a cluster)."""
+
+    async def blocked(self, key: str) -> bool:
+        """Too many recent failures for this key."""
+        ...
+
+    async def fail(self, key: str) -> None:
+        """Count a failure."""
+        ...
+
+    async def clear(self, key: str) -> None:
+        """Forget a key's failures."""
+        ...
+
+
+class LocalLimiter:
+    """``AttemptLimiter`` behind the ``LoginLimiter`` protocol (one process)."""
+
+    def __init__(self, limiter: AttemptLimiter) -> None:
+        self.limiter = limiter
+
+    async def blocked(self, key: str) -> bool:
+        """Too many recent failures for this key."""
+        return self.limiter.blocked(key)
+
+    async def fail(self, key: str) -> None:
+        """Count a failure."""
+        self.limiter.fail(key)
+
+    async def clear(self, key: str) -> None:
+        """Forget a key's failures."""
+        self.limiter.clear(key)

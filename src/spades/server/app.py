@@ -21,7 +21,7 @@ from spades.ai.base import LEVELS
 from spades.core.errors import SpadesError
 from spades.server.accounts import (
     USERNAME_RE,
-    AttemptLimiter,
+    LoginLimiter,
     clean_name,
     guest_name,
     hash_password,
@@ -33,7 +33,7 @@ from spades.server.protocol import ProtocolError, decode_message
 from spades.server.ratings import display_rating
 from spades.server.table import Seat
 from spades.storage.base import DuplicateError, PlayerRow, ScoreGameRow, Storage, TableRow
-from spades.storage.sql import open_storage
+from spades.storage.sql import SqlStorage, open_storage
 from spades.variants import PRESETS, load_rules
 
 log = logging.getLogger("spades.server")
@@ -69,9 +69,20 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         st = storage if storage is not None else open_storage(cfg.database_url)
-        hub = Hub(st, bot_delay=cfg.bot_delay, bot_think=cfg.bot_think, time_scale=cfg.time_scale,
-                  clock=cfg.clock, resume_window=cfg.resume_window, seed_seconds=cfg.seed_seconds)
+        kw: dict[str, Any] = {"bot_delay": cfg.bot_delay, "bot_think": cfg.bot_think, "time_scale": cfg.time_scale,
+                              "clock": cfg.clock, "resume_window": cfg.resume_window,
+                              "seed_seconds": cfg.seed_seconds}
+        if cfg.redis_url:  # one of several processes (spades.server.cluster)
+            from spades.server.cluster import ClusterHub
+
+            if not isinstance(st, SqlStorage):
+                raise ValueError("several server processes need the SQL storage on PostgreSQL")
+            hub: Hub = ClusterHub(st, cfg.redis_url, prefix=cfg.redis_prefix, lease_seconds=cfg.lease_seconds,
+                                  **kw)
+        else:
+            hub = Hub(st, **kw)
         state["hub"] = hub
+        state["limiter"] = hub.login_limiter(cfg.login_attempts, cfg.login_window)
         await hub.start()
         try:
             yield
@@ -81,7 +92,6 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
                 st.close()
 
     app = FastAPI(title="spades", lifespan=lifespan, docs_url=None, redoc_url=None)
-    limiter = AttemptLimiter(cfg.login_attempts, cfg.login_window)
 
     def hub() -> Hub:
         h: Hub = state["hub"]
@@ -176,16 +186,17 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
             raise ApiError(400, "malformed", "give a username and a password")
         addr = request.client.host if request.client else "?"
         keys = (f"user:{username.lower()}", f"addr:{addr}")
-        if any(limiter.blocked(k) for k in keys):
+        limiter: LoginLimiter = state["limiter"]
+        if any([await limiter.blocked(k) for k in keys]):
             raise ApiError(429, "too_many_attempts", "too many failed logins: wait a few minutes")
         found = await hub().db(hub().storage.account, username)
         ok = found is not None and await asyncio.to_thread(verify_password, found[1], password)
         if not ok or found is None:
             for k in keys:
-                limiter.fail(k)
+                await limiter.fail(k)
             raise ApiError(401, "bad_login", "wrong user name or password")
         for k in keys:
-            limiter.clear(k)
+            await limiter.clear(k)
         old = request.cookies.get(COOKIE)
         if old:
             await hub().db(hub().storage.delete_session, old)
@@ -241,6 +252,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         row = TableRow(tid, spec, settings, public, invite, p.id, time.time())
         await hub().db(hub().storage.create_table, row)
         h = hub()
+        await h.adopt(tid)
         async with h.locks[tid]:
             t = await h._load(tid)
             assert t is not None
@@ -275,13 +287,15 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
     @app.get("/api/lobby")
     async def lobby() -> dict[str, Any]:
         """Open public tables."""
-        rows = await hub().db(hub().storage.public_tables, 100)
-        out = []
-        for r in rows:
-            t = await hub().table(r.id)
-            if t is not None:
-                out.append(t.info())
-        return {"tables": out}
+        return {"tables": await hub().lobby(100)}
+
+    @app.get("/api/cluster")
+    async def cluster() -> dict[str, Any]:
+        """This process's node id and the tables it owns and watches (only with several processes)."""
+        status = hub().status()
+        if status is None:
+            raise ApiError(404, "no_cluster", "this server runs as a single process")
+        return status
 
     @app.get("/api/invite/{code}")
     async def invite(code: str) -> dict[str, Any]:

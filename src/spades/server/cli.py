@@ -4,9 +4,64 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Annotated
+import os
+from typing import Annotated, Any
 
 import typer
+
+CONFIG_ENV = "SPADES_SERVE_CONFIG"
+"""How ``spades serve --workers N`` hands its settings to each worker process."""
+
+
+def cluster_problem(database: str | None, redis: str | None, workers: int, lease_seconds: float) -> str | None:
+    """What is wrong with the options for several processes, if anything (SQLite alone needs none)."""
+    from spades.storage.sql import default_database_url, normalize_url
+
+    if workers < 1:
+        return "--workers must be at least 1"
+    if workers > 1 and not redis:
+        return "--workers above 1 needs --redis redis://... (and a PostgreSQL --database): the processes share tables"
+    if not redis:
+        return None
+    if not redis.startswith(("redis://", "rediss://", "unix://")):
+        return f"--redis must be a redis://host:port/db URL, not {redis[:60]!r}"
+    if not normalize_url(database or default_database_url()).startswith("postgresql"):
+        return "--redis needs a PostgreSQL --database (postgresql://...): SQLite serves one process only"
+    if not 0.5 <= lease_seconds <= 300:
+        return "--lease-seconds must be 0.5 to 300"
+    try:
+        import redis as redis_sync
+
+        client = redis_sync.Redis.from_url(redis, socket_connect_timeout=3, socket_timeout=3)
+        client.ping()
+        client.close()
+    except Exception as e:
+        return f"cannot reach Redis at {redis}: {e}"
+    return None
+
+
+def build_app(cfg: Any) -> Any:
+    """The server application with the browser pages (when the web package is installed)."""
+    from spades.server.app import create_app
+
+    web = create_app(cfg)
+    try:  # the browser pages, when the web package is installed: mounted last, at "/"
+        from spades.web.api import mount
+    except ImportError:
+        pass
+    else:
+        mount(web)
+    return web
+
+
+def worker_app() -> Any:
+    """The application of one ``spades serve --workers N`` process (settings from ``CONFIG_ENV``)."""
+    from spades.server.config import ServerConfig
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    settings = json.loads(os.environ[CONFIG_ENV])
+    settings["allowed_origins"] = tuple(settings["allowed_origins"])
+    return build_app(ServerConfig(**settings))
 
 
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
@@ -24,28 +79,42 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                                                   hidden=True)] = 1.0,
         origin: Annotated[list[str] | None, typer.Option(
             help="another accepted WebSocket Origin, e.g. https://spades.example (repeatable)")] = None,
+        redis: Annotated[str | None, typer.Option(
+            help="redis://host:port/db: run as one of several processes sharing a PostgreSQL database "
+                 "(docs/cluster.md)")] = None,
+        workers: Annotated[int, typer.Option(help="server processes on this machine (more than 1 needs --redis)")] = 1,
+        redis_prefix: Annotated[str, typer.Option(help="prefix of every Redis key and channel")] = "spades:",
+        lease_seconds: Annotated[float, typer.Option(
+            help="how long a process owns a table without renewing (a dead one's tables move after this)",
+            hidden=True)] = 5.0,
     ) -> None:
         """Run the web server: HTTP + WebSocket play, lobby, accounts (Ctrl-C stops it)."""
         import uvicorn
 
-        from spades.server.app import create_app
         from spades.server.config import ServerConfig
 
         if not 0 < port < 65536:
             typer.echo("error: --port must be 1 to 65535", err=True)
             raise typer.Exit(2)
+        problem = cluster_problem(database, redis, workers, lease_seconds)
+        if problem:
+            typer.echo(f"error: {problem}", err=True)
+            raise typer.Exit(2)
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         cfg = ServerConfig(database_url=database, bot_delay=max(0.0, bot_delay), time_scale=time_scale,
-                           allowed_origins=tuple(origin or ()))
-        web = create_app(cfg)
-        try:  # the browser pages, when the web package is installed: mounted last, at "/"
-            from spades.web.api import mount
-        except ImportError:
-            pass
-        else:
-            mount(web)
-        uvicorn.run(web, host=host, port=port, ws_max_size=65536, log_level="info", ws_per_message_deflate=False,
-                    ws_ping_interval=20, ws_ping_timeout=20)
+                           allowed_origins=tuple(origin or ()), redis_url=redis, redis_prefix=redis_prefix,
+                           lease_seconds=lease_seconds)
+        options: dict[str, Any] = {"host": host, "port": port, "ws_max_size": 65536, "log_level": "info",
+                                   "ws_per_message_deflate": False, "ws_ping_interval": 20, "ws_ping_timeout": 20}
+        if workers > 1:  # uvicorn's supervisor: N processes accepting on one socket, each a cluster node
+            os.environ[CONFIG_ENV] = json.dumps({
+                "database_url": database, "bot_delay": cfg.bot_delay, "time_scale": time_scale,
+                "allowed_origins": list(cfg.allowed_origins), "redis_url": redis, "redis_prefix": redis_prefix,
+                "lease_seconds": lease_seconds})
+            uvicorn.run("spades.server.cli:worker_app", factory=True, workers=workers, timeout_graceful_shutdown=10,
+                        timeout_worker_healthcheck=60, **options)  # a loaded machine starts workers slowly
+            return
+        uvicorn.run(build_app(cfg), timeout_graceful_shutdown=10, **options)
 
     @bench_app.command("server")
     def bench_server(

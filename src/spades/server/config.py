@@ -41,3 +41,10 @@ class ServerConfig:
     login_window: float = 300.0
     secure_cookies: bool = False
     """Mark the session cookie ``Secure`` (behind HTTPS)."""
+    redis_url: str | None = None
+    """Redis for several server processes on one PostgreSQL database (``spades.server.cluster``)."""
+    redis_prefix: str = "spades:"
+    """Prefix of every Redis key and channel (several sites, or tests, can share one Redis)."""
+    lease_seconds: float = 5.0
+    """How long a process's ownership of a table lasts unless renewed (a dead owner's tables move
+    after about this long)."""

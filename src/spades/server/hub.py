@@ -25,6 +25,7 @@ from spades.core.actions import Action
 from spades.core.errors import SpadesError
 from spades.core.record import record_of
 from spades.core.view import HandView, action_to_dict, view_hand
+from spades.server.accounts import AttemptLimiter, LocalLimiter, LoginLimiter
 from spades.server.protocol import (
     PROTOCOL_VERSION,
     ProtocolError,
@@ -461,6 +462,32 @@ class Hub:
         pid = t.seats[seat].player
         return pid is not None and any(c.player and c.player.id == pid for c in self.conns[t.id])
 
+    # Hooks that a hub of several processes (``spades.server.cluster.ClusterHub``) replaces.
+
+    async def seat_connected(self, t: TableState, seat: int) -> bool:
+        """Some connection of the seat's player is open (in a cluster: on any process)."""
+        return self.connected(t, seat)
+
+    async def adopt(self, table_id: str) -> None:
+        """A table was just made here (in a cluster: take its lease)."""
+
+    async def lobby(self, limit: int = 100) -> list[dict[str, Any]]:
+        """Open public tables, newest first."""
+        out = []
+        for r in await self.db(self.storage.public_tables, limit):
+            t = await self.table(r.id)
+            if t is not None:
+                out.append(t.info())
+        return out
+
+    def login_limiter(self, limit: int, window: float) -> LoginLimiter:
+        """Counts failed logins (in a cluster: shared by every process)."""
+        return LocalLimiter(AttemptLimiter(limit, window))
+
+    def status(self) -> dict[str, Any] | None:
+        """A cluster process's node id and tables; ``None`` for a single process."""
+        return None
+
     async def handle(self, conn: Conn, msg: dict[str, Any]) -> None:
         """One client message after ``hello``."""
         kind = msg["type"]
@@ -659,7 +686,7 @@ class Hub:
                     return
                 if key is not None and self.armed.get(table_id) != key:
                     return
-                if timed_out and not self.connected(t, seat):
+                if timed_out and not await self.seat_connected(t, seat):
                     t.away.add(seat)  # gone: the bot plays the seat until the player comes back
                 rows = t.action_rows(action, "timeout" if timed_out else "bot", None, None)
                 await self._commit(t, rows)

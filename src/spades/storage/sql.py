@@ -14,7 +14,7 @@ import orjson
 import platformdirs
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, delete, event, func, insert, select, update
+from sqlalchemy import Engine, create_engine, delete, event, func, insert, select, text, update
 from sqlalchemy.engine import Connection, Row
 from sqlalchemy.exc import IntegrityError
 
@@ -52,6 +52,8 @@ def migrate(engine: Engine) -> None:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":  # several processes may start at once (--workers N)
+            conn.execute(text("select pg_advisory_xact_lock(7072026)"))
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
 
