@@ -20,8 +20,8 @@ Redis carries the rest, with one channel per process and one per table:
   ``<prefix>login:<key>``: failed logins, counted across processes; ``<prefix>nodes``: live processes.
 
 When an owner dies its leases expire and the other processes take its tables (each at most its share
-per round), rebuild them from the log, and arm bots and turn timers again, with the time the turn had
-already run taken off. A graceful shutdown releases every lease and says so on the table's channel,
+per round), rebuild them from the log, and arm bots and turn timers again (a turn's deadline comes
+from the log, so the time it had already run counts). A graceful shutdown releases every lease and says so on the table's channel,
 so a process with watchers takes the table over at once.
 """
 
@@ -42,7 +42,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from spades.server.hub import Conn, Hub
+from spades.server.hub import RESTART_GRACE, Conn, Hub
 from spades.server.protocol import ProtocolError
 from spades.server.table import TableState
 from spades.storage.base import EventRow, PlayerRow
@@ -191,6 +191,7 @@ class ClusterHub(Hub):
                 h = self.timers.pop(tid, None)
                 if h is not None:
                     h.cancel()
+                self.armed.pop(tid, None)
                 if epoch is not None:
                     with contextlib.suppress(Exception):
                         await self.db(self.leases.release, tid, epoch)
@@ -407,6 +408,7 @@ class ClusterHub(Hub):
         if tid not in self.owned:
             self.tables.pop(tid, None)
             self.deadlines.pop(tid, None)
+            self.owner_hint.pop(tid, None)
 
     async def hello(self, conn: Conn, msg: dict[str, Any]) -> None:
         """Subscribe to the table first (so nothing published after the load is missed), then the
@@ -583,6 +585,10 @@ class ClusterHub(Hub):
             if t.over:
                 with contextlib.suppress(Exception):
                     await self._finish(t)
+            seconds = t.settings.get("turn_seconds")
+            if seconds and epoch > 1:  # a takeover: a turn whose time ran out meanwhile gets the restart grace
+                grace = min(float(seconds), RESTART_GRACE) * self.time_scale
+                self.grace[tid] = (t.last_game_seq, self.clock() + grace)
             self.schedule(t)
             self.publish_table(tid, {"rows": [], "away": [], "left": self._left(tid), "info": True})
             await self._lobby_put(t)
@@ -599,6 +605,7 @@ class ClusterHub(Hub):
         if h is not None:
             h.cancel()
         self.deadlines.pop(tid, None)
+        self.armed.pop(tid, None)
         return True
 
     async def _lost(self, tid: str) -> None:
@@ -614,29 +621,10 @@ class ClusterHub(Hub):
                 self.tables.pop(tid, None)
 
     def schedule(self, t: TableState) -> None:
-        """Only the owner arms bots and turn timers; a turn already running (a takeover) keeps its
-        remaining time."""
-        if t.id not in self.owned:
-            return
-        super().schedule(t)
-        deadline = self.deadlines.get(t.id)
-        if deadline is None or not t.events:
-            return
-        last = next((r for r in reversed(t.events) if r.seq == t.last_game_seq), None)
-        if last is None or not last.created_at:
-            return
-        ran = time.time() - last.created_at
-        if ran > 1.0:  # a restart or takeover: the turn began before this process had the table
-            seconds = max(0.0, deadline - self.clock() - ran)
-            h = self.timers.pop(t.id, None)
-            if h is not None:
-                h.cancel()
-            expect, seat = t.last_game_seq, t.to_act()
-            if seat is None:
-                return
-            self.deadlines[t.id] = self.clock() + seconds
-            self.timers[t.id] = asyncio.get_running_loop().call_later(
-                seconds, lambda: self._spawn(self._auto(t.id, expect, seat)))
+        """Only the owner arms bots and turn timers (a turn's deadline comes from the log, so it is the
+        same on whichever process owns the table)."""
+        if t.id in self.owned:
+            super().schedule(t)
 
     def _left(self, tid: str) -> float | None:
         d = self.deadlines.get(tid)
@@ -741,16 +729,22 @@ class ClusterHub(Hub):
                     q.put_nowait({"sync": True})
 
     async def _refresh_redis(self) -> None:
-        """Presence of the sockets here and the lobby entries of the tables owned here (Redis may have
-        been restarted empty)."""
+        """Presence of the sockets here and the lobby entries of the tables owned here, in one pipeline
+        (Redis may have been restarted empty)."""
+        until = str(time.time() + 6 * self.lease_seconds)
         try:
-            for tid, conns in list(self.conns.items()):
-                for pid in {c.player.id for c in conns if c.player is not None}:
-                    await self._presence(tid, pid, True)
-            for tid in list(self.owned):
-                t = self.tables.get(tid)
-                if t is not None:
-                    await self._lobby_put(t)
+            async with self.redis.pipeline(transaction=False) as p:
+                for tid, conns in list(self.conns.items()):
+                    players = {c.player.id for c in conns if c.player is not None}
+                    if players:
+                        key = f"{self.prefix}pres:{tid}"
+                        p.hset(key, mapping={f"{pid}|{self.node}": until for pid in players})
+                        p.expire(key, math.ceil(12 * self.lease_seconds))
+                for tid in list(self.owned):
+                    t = self.tables.get(tid)
+                    if t is not None and t.row.public and not t.over:
+                        p.hset(f"{self.prefix}lobby", tid, json.dumps({"at": t.row.created_at, "info": t.info()}))
+                await p.execute()
         except (RedisError, OSError):
             pass
 
