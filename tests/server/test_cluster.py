@@ -161,6 +161,15 @@ def test_actions_and_events_cross_processes(cluster: Cluster) -> None:
 def test_kill_9_of_a_busy_owner_moves_its_tables(cluster: Cluster) -> None:
     nodes = cluster.add_many(3)
     games = [new_game(nodes[i], nodes[(i + 1) % 3], nodes[(i + 2) % 3]) for i in range(3)]
+    # A fourth table on the doomed process with a 1-second turn timer and a person who never moves but
+    # stays connected on another process (so the seat is never marked away): only turn timers, re-armed
+    # by the next owner, keep it going after the kill.
+    idle = Player(nodes[0].url, nodes[0].ws_url)
+    r = idle.http.post("/api/play", json={"bot_level": "random", "turn_seconds": 1})
+    assert r.status_code == 200, r.text
+    timed = r.json()["id"]
+    rebind(idle, nodes[1])
+    idle_sock = idle.sock(timed)
     for _ in range(4):
         for g in games:
             assert move(g)
@@ -172,6 +181,16 @@ def test_kill_9_of_a_busy_owner_moves_its_tables(cluster: Cluster) -> None:
     assert seat is not None
     in_flight = choose(busy.socks[seat].view)  # type: ignore[arg-type]
     busy.socks[seat].send({"type": "action", "id": "in-flight", "action": in_flight})
+    st = open_storage(cluster.db_url)
+
+    def timeouts() -> int:
+        return sum(r.kind == "action" and r.data.get("by") == "timeout" for r in st.load_events(timed))
+
+    wait_until = time.monotonic() + 20
+    while timeouts() < 1 and time.monotonic() < wait_until:  # the timer runs on the first owner
+        time.sleep(0.2)
+    before = timeouts()
+    assert before >= 1
     dead.kill9()
     alive = [n for n in nodes if n is not dead]
     for g in games:
@@ -190,6 +209,14 @@ def test_kill_9_of_a_busy_owner_moves_its_tables(cluster: Cluster) -> None:
         assert len(owners) == 1
         check_log(cluster.db_url, g)
     assert sum(n.status()["takeovers"] for n in alive) >= 1
+    try:
+        deadline = time.monotonic() + 30
+        while timeouts() < before + 2 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert timeouts() >= before + 2, (before, timeouts())
+    finally:
+        st.close()
+        idle_sock.close()
 
 
 @pytest.mark.slow

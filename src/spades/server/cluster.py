@@ -21,8 +21,8 @@ Redis carries the rest, with one channel per process and one per table:
 
 When an owner dies its leases expire and the other processes take its tables (each at most its share
 per round), rebuild them from the log, and arm bots and turn timers again (a turn's deadline comes
-from the log, so the time it had already run counts). A graceful shutdown releases every lease and says so on the table's channel,
-so a process with watchers takes the table over at once.
+from the log, so the time it had already run counts). A graceful shutdown releases every lease and
+says so on the table's channel, so a process with watchers takes the table over at once.
 """
 
 from __future__ import annotations
