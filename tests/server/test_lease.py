@@ -102,3 +102,23 @@ def test_leases_need_postgresql(tmp_path: object) -> None:
             Leases(st, "n", 1)
     finally:
         st.close()
+
+
+def test_group_commit_is_fenced_table_by_table(pg: SqlStorage) -> None:
+    from types import SimpleNamespace
+
+    from spades.server.cluster import FencedStorage
+
+    for tid in ("g1", "g2"):
+        _table(pg, tid)
+    a, b = Leases(pg, "node-a", 0.3), Leases(pg, "node-b", 30)
+    hub = SimpleNamespace(owned={"g1": a.acquire("g1"), "g2": a.acquire("g2")}, leases=a)
+    fenced = FencedStorage(pg, hub)  # type: ignore[arg-type]
+    assert fenced.append_many([("g1", [_row(1)]), ("g2", [_row(1)])]) == [None, None]
+    time.sleep(0.4)
+    assert b.acquire("g2") == 2  # a stalled past its lease on g2 only
+    a.renew()
+    errors = fenced.append_many([("g1", [_row(2)]), ("g2", [_row(2)])])
+    assert errors[0] is None and isinstance(errors[1], LeaseLost)
+    assert [r.seq for r in pg.load_events("g1")] == [1, 2]
+    assert [r.seq for r in pg.load_events("g2")] == [1]

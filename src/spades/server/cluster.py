@@ -47,7 +47,7 @@ from spades.server.protocol import ProtocolError
 from spades.server.table import TableState
 from spades.storage.base import EventRow, PlayerRow
 from spades.storage.lease import LeaseLost, Leases
-from spades.storage.sql import SqlStorage
+from spades.storage.sql import SqlStorage, write_events
 
 log = logging.getLogger("spades.cluster")
 
@@ -84,6 +84,19 @@ class FencedStorage(SqlStorage):
         if epoch is None:
             raise LeaseLost(f"table {table_id} is not owned by this process")
         self.hub.leases.append_fenced(table_id, epoch, rows)
+
+    def _insert_events(self, batches: list[tuple[str, list[EventRow]]]) -> None:
+        """The group commit (``append_many``): every table's lease is checked and locked in the same
+        transaction (in table order), so one lost table sends each batch to ``append_events`` alone."""
+        with self.engine.begin() as c:
+            for tid, _ in sorted(batches, key=lambda b: b[0]):
+                epoch = self.hub.owned.get(tid)
+                if epoch is None:
+                    raise LeaseLost(f"table {tid} is not owned by this process")
+                self.hub.leases.fence(c, tid, epoch)
+            for tid, rows in batches:
+                if rows:
+                    write_events(c, tid, rows)
 
 
 class RemoteConn(Conn):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, Float, cast, func, or_, select, update
+from sqlalchemy import ColumnElement, Connection, Float, cast, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import IntegrityError
 
@@ -100,19 +100,24 @@ class Leases:
         with self.storage.engine.connect() as c:
             return [r.id for r in c.execute(q)]
 
+    def fence(self, c: Connection, table_id: str, epoch: int) -> None:
+        """On an open transaction: lock the table's lease row and check that this owner holds it at
+        ``epoch`` (``LeaseLost`` otherwise). A takeover waits for the transaction to end."""
+        lt = s.table_leases
+        held = c.execute(select(lt.c.epoch).where(lt.c.table_id == table_id, lt.c.owner == self.owner,
+                                                  lt.c.epoch == epoch).with_for_update()).first()
+        if held is None:
+            raise LeaseLost(f"table {table_id} is no longer owned by {self.owner} at epoch {epoch}")
+
     def append_fenced(self, table_id: str, epoch: int, rows: list[EventRow]) -> None:
         """Append events only while this owner holds the table at ``epoch`` (``LeaseLost`` otherwise,
         ``DuplicateError`` when a number or client id is already in the log); nothing is stored on
         either error."""
         if not rows:
             return
-        lt = s.table_leases
         try:
             with self.storage.engine.begin() as c:
-                held = c.execute(select(lt.c.epoch).where(lt.c.table_id == table_id, lt.c.owner == self.owner,
-                                                          lt.c.epoch == epoch).with_for_update()).first()
-                if held is None:
-                    raise LeaseLost(f"table {table_id} is no longer owned by {self.owner} at epoch {epoch}")
+                self.fence(c, table_id, epoch)
                 write_events(c, table_id, rows)
         except IntegrityError:
             raise DuplicateError(f"event {rows[0].seq} of table {table_id} or its client id is already stored") \
