@@ -26,9 +26,13 @@ def main() -> None:
     p.add_argument("--think", type=float, default=1.0, help="mean think time of a simulated player, seconds")
     p.add_argument("--baseline", default=None,
                    help="the src folder of another checkout: its server runs first at each step, for ratios")
+    p.add_argument("--processes", default="1", help="server processes per step, comma separated (above 1: --redis)")
+    p.add_argument("--database", default=None, help="with --redis: a PostgreSQL URL (a fresh schema per step)")
+    p.add_argument("--redis", default=None, help="redis://...: run each step as a site of several processes")
     a = p.parse_args()
     steps = [int(x) for x in a.players.split(",") if x.strip()]
-    print(json.dumps(run_bench(steps, a.seconds, a.think, a.baseline), indent=1))
+    ks = [int(x) for x in a.processes.split(",") if x.strip()]
+    print(json.dumps(run_bench(steps, a.seconds, a.think, a.baseline, ks, a.database, a.redis), indent=1))
 
 
 if __name__ == "__main__":

@@ -12,9 +12,11 @@ the server, so they share its cores: the figures are a floor, not a ceiling.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
+import secrets
 import signal
 import socket
 import subprocess
@@ -22,6 +24,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,8 @@ class TableStats:
 
     sent: dict[int, float] = field(default_factory=dict)
     received: dict[int, list[float]] = field(default_factory=dict)
+    acks: list[tuple[float, bool]] = field(default_factory=list)
+    """Seconds from sending an action to its ``ack``, and whether it went through another process."""
 
 
 @dataclass
@@ -117,7 +122,7 @@ def _choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableStats, totals: Totals,
                   stop: asyncio.Event, think: float, rng: random.Random, ready: asyncio.Event,
-                  alone: bool, started: list[int]) -> None:
+                  alone: bool, started: list[int], remote: bool = False) -> None:
     async with connect(f"{ws_url}/ws/tables/{table}", additional_headers={"Cookie": f"spades_session={token}"},
                        max_size=2**22, open_timeout=60, ping_interval=None) as ws:
         await ws.send(json.dumps({"type": "hello", "v": 1, "last_seq": None}))
@@ -156,6 +161,7 @@ async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableSt
                 t = stats.sent.pop(key, None)
                 if t is not None and not m.get("duplicate"):
                     stats.sent[m["seq"]] = t
+                    stats.acks.append((now - t, remote))
                     totals.actions += 1
             elif kind == "error":
                 totals.errors += 1
@@ -175,8 +181,10 @@ async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableSt
             pending.cancel()
 
 
-async def _setup(base: str, players: int) -> list[tuple[str, list[tuple[str, int]]]]:
-    """Guests and tables: ``[(table id, [(token, seat), ...]), ...]``."""
+async def _setup(bases: list[str], players: int) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Guests and tables: ``[(table id, [(token, seat), ...]), ...]``; table ``i`` is made on (so owned
+    by) process ``i % K``."""
+    base = bases[0]
     sem = asyncio.Semaphore(16)
 
     async def guest() -> str:
@@ -188,52 +196,105 @@ async def _setup(base: str, players: int) -> list[tuple[str, list[tuple[str, int
     tokens = await asyncio.gather(*(guest() for _ in range(players)))
     tables: list[tuple[str, list[tuple[str, int]]]] = []
 
-    async def table(owner: str, partner: str | None) -> None:
+    made: dict[int, tuple[str, list[tuple[str, int]]]] = {}
+
+    async def table(k: int, owner: str, partner: str | None) -> None:
         async with sem:
             body = {"rules": "standard", "public": True, "turn_seconds": None, "bot_level": "random"}
-            res, _ = await asyncio.to_thread(_http, "POST", f"{base}/api/tables", body, owner)
+            res, _ = await asyncio.to_thread(_http, "POST", f"{bases[k % len(bases)]}/api/tables", body, owner)
             seats = [(owner, 0)] + ([(partner, 2)] if partner else [])
-            tables.append((res["id"], seats))
+            made[k] = (res["id"], seats)
 
     pairs = [(tokens[i], tokens[i + 1] if i + 1 < len(tokens) else None)
              for i in range(0, len(tokens), HUMANS_PER_TABLE)]
-    await asyncio.gather(*(table(a, b) for a, b in pairs))
+    await asyncio.gather(*(table(k, a, b) for k, (a, b) in enumerate(pairs)))
+    tables.extend(made[k] for k in sorted(made))
     return tables
 
 
-async def _step(players: int, seconds: float, think: float, source: str | None = None) -> dict[str, Any]:
-    port = _free_port()
-    base, ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp:
+@contextlib.contextmanager
+def _site(tmp: str, database: str | None, redis: str | None) -> Iterator[list[str]]:
+    """The ``spades serve`` options of a fresh site: SQLite in ``tmp``, or (with Redis) a fresh schema of
+    the PostgreSQL ``database`` and a fresh Redis key prefix, both removed afterwards."""
+    if not redis:
+        yield ["--database", f"sqlite:///{tmp}/bench.db"]
+        return
+    import redis as redis_sync
+    from sqlalchemy import create_engine, text
+
+    from spades.storage.sql import normalize_url
+
+    assert database is not None
+    schema = "spades_bench_" + secrets.token_hex(5)
+    prefix = f"spadesbench{secrets.token_hex(4)}:"
+    admin = create_engine(normalize_url(database), isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(text(f'create schema "{schema}"'))
+    sep = "&" if "?" in database else "?"
+    try:
+        yield ["--database", f"{database}{sep}options=-csearch_path%3D{schema}", "--redis", redis,
+               "--redis-prefix", prefix]
+    finally:
+        with admin.connect() as c:
+            c.execute(text(f'drop schema "{schema}" cascade'))
+        admin.dispose()
+        client = redis_sync.Redis.from_url(redis)
+        keys = list(client.scan_iter(match=prefix + "*", count=500))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+
+async def _step(players: int, seconds: float, think: float, source: str | None = None, processes: int = 1,
+                database: str | None = None, redis: str | None = None) -> dict[str, Any]:
+    ports = [_free_port() for _ in range(processes)]
+    bases = [f"http://127.0.0.1:{p}" for p in ports]
+    ws_urls = [f"ws://127.0.0.1:{p}" for p in ports]
+    with tempfile.TemporaryDirectory() as tmp, _site(tmp, database, redis) as site:
         env = {k: v for k, v in os.environ.items() if k != "SPADES_DATABASE_URL"}
         if source is not None:  # the server's code from another checkout (the simulated players stay these)
             env["PYTHONPATH"] = source
-        proc = subprocess.Popen([sys.executable, "-m", "spades.cli", "serve", "--port", str(port), "--database",
-                                 f"sqlite:///{tmp}/bench.db", "--bot-delay", "0"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        procs = [subprocess.Popen([sys.executable, "-m", "spades.cli", "serve", "--port", str(port), *site,
+                                   "--bot-delay", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+                 for port in ports]
         try:
-            for _ in range(300):
-                try:
-                    await asyncio.to_thread(_http, "GET", f"{base}/healthz")
-                    break
-                except OSError:
-                    await asyncio.sleep(0.1)
-            row = await drive(base, ws_url, players, seconds, think, proc.pid)
+            for base in bases:
+                for _ in range(600):
+                    try:
+                        await asyncio.to_thread(_http, "GET", f"{base}/healthz")
+                        break
+                    except OSError:
+                        await asyncio.sleep(0.1)
+            row = await drive(bases, ws_urls, players, seconds, think, [p.pid for p in procs])
+            row["site"] = "postgresql+redis" if redis else "sqlite"
         finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            for proc in procs:
+                proc.send_signal(signal.SIGTERM)
+            for proc in procs:
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
     return row
 
 
-async def drive(base: str, ws_url: str, players: int, seconds: float, think: float,
-                pid: int | None = None) -> dict[str, Any]:
-    """Drive a running server with ``players`` simulated players for ``seconds``; the step's figures
-    (memory figures only when the server's ``pid`` is given)."""
-    tables = await _setup(base, players)
-    rss_before = _rss_kib(pid)
+async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: float, think: float,
+                pids: list[int] | None = None) -> dict[str, Any]:
+    """Drive running servers (one or several processes of one site) with ``players`` simulated players
+    for ``seconds``; the step's figures (memory and CPU figures only when the servers' ``pids`` are
+    given). Table ``i`` is made on process ``i % K``; its seat 0 plays there and its seat 2 on process
+    ``(i + 1) % K``, so with several processes half of the moves go through another process."""
+    tables = await _setup(bases, players)
+    k = len(bases)
+    procs = pids or []
+
+    def rss() -> int:
+        return sum(_rss_kib(p) for p in procs)
+
+    def cpu_total() -> float:
+        return sum(_cpu_seconds(p) for p in procs)
+
+    rss_before = rss()
     stop = asyncio.Event()
     totals = Totals()
     all_stats: list[TableStats] = []
@@ -242,35 +303,36 @@ async def drive(base: str, ws_url: str, players: int, seconds: float, think: flo
     rng = random.Random(players)
     sem = asyncio.Semaphore(32)
 
-    async def seat_table(tid: str, seats: list[tuple[str, int]], st: TableStats, seed: float) -> None:
+    async def seat_table(i: int, tid: str, seats: list[tuple[str, int]], st: TableStats, seed: float) -> None:
         async with sem:  # tables in parallel; the people of one table in seat order
             for token, seat in seats:
                 ready = asyncio.Event()
-                tasks.append(asyncio.create_task(_player(ws_url, token, tid, seat, st, totals, stop, think,
+                at = (i + (seat != 0)) % k
+                tasks.append(asyncio.create_task(_player(ws_urls[at], token, tid, seat, st, totals, stop, think,
                                                          random.Random(seed + seat), ready, len(seats) == 1,
-                                                         started)))
+                                                         started, at != i % k)))
                 await ready.wait()
 
     setups = []
-    for tid, seats in tables:
+    for i, (tid, seats) in enumerate(tables):
         st = TableStats()
         all_stats.append(st)
-        setups.append(seat_table(tid, seats, st, rng.random()))
+        setups.append(seat_table(i, tid, seats, st, rng.random()))
     await asyncio.gather(*setups)
     for _ in range(600):  # until every player has been dealt cards
         if started[0] >= players:
             break
         await asyncio.sleep(0.1)
     await asyncio.sleep(1.0)
-    rss_connected = _rss_kib(pid)
-    cpu_before = _cpu_seconds(pid)
+    rss_connected = rss()
+    cpu_before = cpu_total()
     start = time.perf_counter()
     actions_before = totals.actions
     await asyncio.sleep(seconds)
     elapsed = time.perf_counter() - start
     actions = totals.actions - actions_before
-    rss_after = _rss_kib(pid)
-    cpu = _cpu_seconds(pid) - cpu_before
+    rss_after = rss()
+    cpu = cpu_total() - cpu_before
     stop.set()
     for task in tasks:
         task.cancel()
@@ -282,11 +344,17 @@ async def drive(base: str, ws_url: str, players: int, seconds: float, think: flo
             if seq >= 0 and len(got) >= len(seats):
                 lat.append((max(got) - t) * 1000)
     lat.sort()
+    acks = [(x, remote) for st in all_stats for x, remote in st.acks]
+    local_acks = sorted(1000 * x for x, remote in acks if not remote)
+    remote_acks = sorted(1000 * x for x, remote in acks if remote)
 
-    def pct(p: float) -> float | None:
-        return round(lat[min(len(lat) - 1, int(p * len(lat)))], 1) if lat else None
+    def pct(p: float, xs: list[float] | None = None) -> float | None:
+        xs = lat if xs is None else xs
+        return round(xs[min(len(xs) - 1, int(p * len(xs)))], 1) if xs else None
 
-    return {"players": players, "tables": len(tables), "seconds": round(elapsed, 1), "actions": actions,
+    return {"players": players, "processes": k, "tables": len(tables), "seconds": round(elapsed, 1),
+            "actions": actions, "ack_p50_local_ms": pct(0.5, local_acks), "ack_p50_forwarded_ms": pct(0.5, remote_acks),
+            "ack_p95_local_ms": pct(0.95, local_acks), "ack_p95_forwarded_ms": pct(0.95, remote_acks),
             "actions_per_s": round(actions / elapsed, 1), "events_received": totals.events,
             "p50_ms": pct(0.50), "p95_ms": pct(0.95), "p99_ms": pct(0.99), "errors": totals.errors,
             "rss_mb": round(rss_after / 1024, 1), "server_cpu_s": round(cpu, 2),
@@ -305,26 +373,29 @@ def _run(coro: Any) -> Any:
         return runner.run(coro)
 
 
-def run_bench(steps: list[int], seconds: float = 10.0, think: float = 1.0,
-              baseline: str | None = None) -> dict[str, Any]:
-    """Run each step (a number of simultaneous players) and return the figures.
+def run_bench(steps: list[int], seconds: float = 10.0, think: float = 1.0, baseline: str | None = None,
+              processes: list[int] | None = None, database: str | None = None,
+              redis: str | None = None) -> dict[str, Any]:
+    """Run each step (a number of simultaneous players) on each number of ``processes`` (several need
+    ``redis`` and a PostgreSQL ``database``: each step is then a site of K processes on a fresh schema
+    and Redis key prefix) and return the figures.
 
     With ``baseline`` (the ``src`` folder of another checkout, e.g. ``git worktree add /tmp/base
     <commit>`` then ``/tmp/base/src``) each step first runs that server, then this one, back to back with
     the same simulated players, and ``ratios`` gives baseline / this for p95 and server CPU per event."""
     rows: list[dict[str, Any]] = []
     ratios: list[dict[str, Any]] = []
-    for n in steps:
+    for n, k in [(n, k) for k in processes or [1] for n in steps]:
         if baseline is not None:
-            before = dict(_run(_step(n, seconds, think, baseline)), server="baseline")
+            before = dict(_run(_step(n, seconds, think, baseline, k, database, redis)), server="baseline")
             rows.append(before)
-        row = dict(_run(_step(n, seconds, think)), server="this")
+        row = dict(_run(_step(n, seconds, think, None, k, database, redis)), server="this")
         rows.append(row)
         if baseline is not None:
             ratios.append({"players": n, "p95": _ratio(before["p95_ms"], row["p95_ms"]),
                            "cpu_ms_per_event": _ratio(before["server_cpu_ms_per_event"],
                                                       row["server_cpu_ms_per_event"])})
-    this = [r for r in rows if r["server"] == "this"]
+    this = [r for r in rows if r["server"] == "this" and r["processes"] == rows[0]["processes"]]
     over = next((r["players"] for r in this if r["p95_ms"] is not None and r["p95_ms"] > 100), None)
     out = {"steps": rows, "p95_over_100ms_at": over, "think_seconds": think, "humans_per_table": HUMANS_PER_TABLE}
     if baseline is not None:

@@ -124,6 +124,12 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         baseline: Annotated[str | None, typer.Option(
             help="the src folder of another checkout: run its server first at each step and report ratios")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+        processes: Annotated[str, typer.Option(
+            help="server processes to try, comma separated (above 1 needs --redis and a PostgreSQL --database)")] = "1",
+        database: Annotated[str | None, typer.Option(
+            help="with --redis: the PostgreSQL server to use (a fresh schema per step)")] = None,
+        redis: Annotated[str | None, typer.Option(
+            help="redis://...: run the steps as a site of several processes (a fresh key prefix per step)")] = None,
     ) -> None:
         """Start servers and drive them with simulated players over real WebSockets."""
         from rich.console import Console
@@ -133,18 +139,26 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
         try:
             steps = [int(x) for x in players.split(",") if x.strip()]
+            ks = [int(x) for x in processes.split(",") if x.strip()]
         except ValueError:
-            steps = []
-        if not steps or min(steps) < 1 or seconds <= 0 or think < 0:
-            typer.echo("error: --players takes positive counts like 100,500; --seconds > 0; --think >= 0", err=True)
+            steps, ks = [], []
+        if not steps or min(steps) < 1 or seconds <= 0 or think < 0 or not ks or min(ks) < 1:
+            typer.echo("error: --players and --processes take positive counts like 100,500; --seconds > 0; "
+                       "--think >= 0", err=True)
             raise typer.Exit(2)
-        figures = run_bench(steps, seconds, think, baseline)
+        problem = cluster_problem(database, redis, max(ks), 5.0)
+        if problem:
+            typer.echo(f"error: {problem}", err=True)
+            raise typer.Exit(2)
+        figures = run_bench(steps, seconds, think, baseline, ks, database, redis)
         if as_json:
             typer.echo(json.dumps(figures))
             return
         t = Table(title=f"spades server (think {think} s, {figures['humans_per_table']} people + bots a table)")
-        cols = ["server", "players", "tables", "actions_per_s", "p50_ms", "p95_ms", "p99_ms",
+        cols = ["server", "processes", "players", "tables", "actions_per_s", "p50_ms", "p95_ms", "p99_ms",
                 "server_cpu_ms_per_event", "kib_per_connection", "rss_mb", "errors"]
+        if max(ks) > 1:
+            cols[-3:-1] = ["ack_p50_local_ms", "ack_p50_forwarded_ms"]
         for c in cols:
             t.add_column(c, justify="right")
         for row in figures["steps"]:
