@@ -89,7 +89,7 @@ class Node:
     def wait(self) -> Node:
         """Wait until it answers ``/healthz``."""
         assert self.proc is not None
-        deadline = time.monotonic() + 40
+        deadline = time.monotonic() + 120  # a loaded 2-core machine starts Python processes slowly
         while True:
             try:
                 if httpx.get(self.url + "/healthz", timeout=1).json() == {"ok": True}:
@@ -97,7 +97,8 @@ class Node:
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise RuntimeError(f"spades serve did not start: see {self.logdir}")
+                log = (self.logdir / f"node-{self.port}.log").read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"spades serve did not start (exit {self.proc.poll()}):\n{log}")
             time.sleep(0.1)
 
     def status(self) -> dict[str, Any]:
