@@ -51,7 +51,7 @@ from spades.storage.sql import SqlStorage, write_events
 
 log = logging.getLogger("spades.cluster")
 
-FORWARDED = frozenset({"action", "sit", "stand", "fill", "chat"})
+FORWARDED = frozenset({"action", "sit", "stand", "fill", "chat", "seed"})
 """Client messages that change a table, so only its owner may handle them."""
 
 
@@ -602,6 +602,8 @@ class ClusterHub(Hub):
             if seconds and epoch > 1:  # a takeover: a turn whose time ran out meanwhile gets the restart grace
                 grace = min(float(seconds), RESTART_GRACE) * self.time_scale
                 self.grace[tid] = (t.last_game_seq, self.clock() + grace)
+            if t.pending is not None:  # a deal waiting for client seeds: its window runs here now
+                self._arm_seed_timer(t)
             self.schedule(t)
             self.publish_table(tid, {"rows": [], "away": [], "left": self._left(tid), "info": True})
             await self._lobby_put(t)
@@ -619,6 +621,9 @@ class ClusterHub(Hub):
             h.cancel()
         self.deadlines.pop(tid, None)
         self.armed.pop(tid, None)
+        seed_timer = self.seed_timers.pop(tid, None)
+        if seed_timer is not None:
+            seed_timer[1].cancel()
         return True
 
     async def _lost(self, tid: str) -> None:
@@ -646,6 +651,11 @@ class ClusterHub(Hub):
     async def _commit(self, t: TableState, rows: list[EventRow]) -> None:
         """The hub's commit (fenced write, local broadcast, bots and timers), then the rows to every
         other process with watchers."""
+        if t.id not in self.owned:  # a replica never writes (nor deals: the owner settles its deals)
+            if not rows:
+                return
+            self._spawn(self._after_lost(t.id))  # the caller changed the replica: rebuild it
+            raise LeaseLost(f"table {t.id} is not owned by this process")
         try:
             await super()._commit(t, rows)
         except LeaseLost:  # under the table's lock: drop it now, rebuild the replica afterwards
