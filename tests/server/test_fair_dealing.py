@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from spades.core.cards import card_text
 from spades.shuffle.verify import derive_hand, verify_record
 from spades.variants import load_rules
 
-from .harness import LiveServer, Msg, Player, Sock
+from .harness import LiveServer, Msg, Player, ServeProcess, Sock
 from .test_play import choose
 
 RULES = {"preset": "standard", "target": 100, "lose_at": -100}
@@ -169,3 +170,26 @@ def test_play_alone_with_seeds_every_hand_and_verify_the_record(live: Callable[.
         assert hashlib.sha256(bytes.fromhex(hd["seed"])).hexdigest() == hd["commitment"]
     checks = verify_record(rec, load_rules)
     assert checks and all(c.ok for c in checks), checks
+
+
+def test_a_waiting_deal_survives_kill_9_and_takes_the_seed_afterwards(tmp_path: Path) -> None:
+    db = tmp_path / "spades.db"
+    srv = ServeProcess(db, extra=["--bot-delay", "0", "--seed-seconds", "30"]).start()
+    try:
+        p = Player(srv.url, srv.ws_url)
+        tid = p.http.post("/api/tables", json={"rules": RULES, "turn_seconds": None}).json()["id"]
+        s = p.sock(tid, seeds=True)
+        assert reply(s, {"type": "fill", "level": "random"}, "fill")["type"] == "ack"
+        commit = wait_event(s, "commit")
+        s.close()
+        srv.kill9()
+        srv = ServeProcess(db, port=srv.port, extra=["--bot-delay", "0", "--seed-seconds", "30"]).start()
+        back = p.sock(tid, seeds=True)
+        snap = back.until(lambda m: m["type"] == "snapshot")
+        assert snap["state"]["seeding"] == {"hand": 0, "commitment": commit["commitment"], "sent": []}
+        assert reply(back, seed_msg(commit, "after-the-restart"), "seed")["type"] == "ack"
+        deal = wait_event(back, "deal")
+        assert deal["commitment"] == commit["commitment"]
+        assert deal["client_seeds"] == ["after-the-restart", "(bot)", "(bot)", "(bot)"]
+    finally:
+        srv.stop()

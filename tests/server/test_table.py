@@ -20,6 +20,9 @@ def test_replaying_the_rows_rebuilds_the_same_table() -> None:
     assert [r.kind for r in rows] == ["seat"] * 4 + ["commit"]
     assert not t.started and t.seeding() == {"hand": 0, "commitment": rows[-1].data["commitment"], "sent": []}
     rows.append(t.seed_row(2, "p2", 0, rows[-1].data["commitment"], "abc", "s1"))
+    halfway = new_table()
+    halfway.replay(rows)  # a restart while the deal waits: the commitment and the seed so far come back
+    assert halfway.pending == t.pending and halfway.seats_sent() == [2] and not halfway.started
     rows.append(t.deal_row())
     assert rows[-1].data["client_seeds"] == ["(none)", "(none)", "abc", "(none)"]
     seat = t.game.hand.to_act

@@ -87,6 +87,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         lease_seconds: Annotated[float, typer.Option(
             help="how long a process owns a table without renewing (a dead one's tables move after this)",
             hidden=True)] = 5.0,
+        seed_seconds: Annotated[float, typer.Option(
+            help="how long a deal waits for the players' client seeds (0 to 60 seconds)")] = 4.0,
     ) -> None:
         """Run the web server: HTTP + WebSocket play, lobby, accounts (Ctrl-C stops it)."""
         import uvicorn
@@ -96,6 +98,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         if not 0 < port < 65536:
             typer.echo("error: --port must be 1 to 65535", err=True)
             raise typer.Exit(2)
+        if not 0 <= seed_seconds <= 60:
+            typer.echo("error: --seed-seconds must be 0 to 60", err=True)
+            raise typer.Exit(2)
         problem = cluster_problem(database, redis, workers, lease_seconds)
         if problem:
             typer.echo(f"error: {problem}", err=True)
@@ -103,14 +108,14 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         cfg = ServerConfig(database_url=database, bot_delay=max(0.0, bot_delay), time_scale=time_scale,
                            allowed_origins=tuple(origin or ()), redis_url=redis, redis_prefix=redis_prefix,
-                           lease_seconds=lease_seconds)
+                           lease_seconds=lease_seconds, seed_seconds=seed_seconds)
         options: dict[str, Any] = {"host": host, "port": port, "ws_max_size": 65536, "log_level": "info",
                                    "ws_per_message_deflate": False, "ws_ping_interval": 20, "ws_ping_timeout": 20}
         if workers > 1:  # uvicorn's supervisor: N processes accepting on one socket, each a cluster node
             os.environ[CONFIG_ENV] = json.dumps({
                 "database_url": database, "bot_delay": cfg.bot_delay, "time_scale": time_scale,
                 "allowed_origins": list(cfg.allowed_origins), "redis_url": redis, "redis_prefix": redis_prefix,
-                "lease_seconds": lease_seconds})
+                "lease_seconds": lease_seconds, "seed_seconds": seed_seconds})
             uvicorn.run("spades.server.cli:worker_app", factory=True, workers=workers, timeout_graceful_shutdown=10,
                         timeout_worker_healthcheck=60, **options)  # a loaded machine starts workers slowly
             return
