@@ -374,3 +374,20 @@ def test_trick_animations_respect_reduced_motion(browser: Any, game_server: Live
 
 
 TRICK_HOLD_MS = 1400  # table.js holds a finished trick this long before gathering it
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_timed_game_shows_its_clock(page: Any, game_server: LiveServer) -> None:
+    start_game(page, game_server, rules={"preset": "standard", "time_limit_minutes": 30})
+    page.wait_for_selector("#game-clock:not([hidden])", timeout=15_000)
+    first = page.text_content("#game-clock") or ""
+    assert first.startswith("Game clock: 29:") or first.startswith("Game clock: 30:00"), first
+    # The clock runs between the server's messages.
+    page.wait_for_function(f"document.getElementById('game-clock').textContent !== {first!r}", timeout=5_000)
+    page.locator("#game-clock").scroll_into_view_if_needed()
+    screenshot(page, "table-timed-phone")
+    # An untimed game shows none.
+    start_game(page, game_server)
+    page.wait_for_selector("#hand-cards button", timeout=15_000)
+    assert page.is_hidden("#game-clock")
+    screenshot(page, "table-untimed-phone")

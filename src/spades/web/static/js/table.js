@@ -29,6 +29,7 @@ let selected = new Set(); // cards chosen for a pass or a discard
 let held = null; // a finished trick kept on show: {cards, winner, until}
 let heldTimer = null;
 let turnInfo = { seat: null, left: null, at: 0 };
+let gameClock = { left: null, at: 0 };  // a timed game's clock (rules option time_limit_minutes)
 let clientCounter = 0;
 let hint = null; // the computer's suggestion for the current turn: {seq, text}
 const bidsByHand = new Map(); // hand number -> the bids seen in that hand (for the summary)
@@ -228,6 +229,7 @@ function setState(next, fresh) {
   prevView = view ? { ...view } : null;
   turnInfo = { seat: next.turn ? next.turn.seat : null, left: next.turn ? next.turn.seconds_left : null,
     at: performance.now() };
+  gameClock = { left: next.game_seconds_left ?? null, at: performance.now() };
   if (seenResults === null) seenResults = next.results.length;
   if (next.results.length > seenResults) {
     seenResults = next.results.length;
@@ -429,6 +431,19 @@ function formatSeconds(s) {
   return `${Math.floor(v / 60)}:${String(v % 60).padStart(2, "0")}`;
 }
 
+/** The timed game's clock under the score pad: time left, or that this hand is the last. */
+function renderGameClock() {
+  const node = $("game-clock");
+  if (gameClock.left === null || !state || state.over) {
+    node.hidden = true;
+    return;
+  }
+  const left = gameClock.left - (performance.now() - gameClock.at) / 1000;
+  node.hidden = false;
+  node.textContent = left > 0 ? `Game clock: ${formatSeconds(left)} left (the hand in play when it runs out is the last).`
+    : "Time is up: the game ends with this hand.";
+}
+
 function secondsLeft() {
   if (turnInfo.left === null || turnInfo.left === undefined) return null;
   return turnInfo.left - (performance.now() - turnInfo.at) / 1000;
@@ -476,6 +491,7 @@ function render() {
   renderHint();
   keepFocus($("my-hand"), renderHand);
   renderPad();
+  renderGameClock();
   renderChat();
   renderOver();
   document.documentElement.dataset.ready = "table";
@@ -906,6 +922,7 @@ function init() {
   });
   setInterval(() => {
     if (state && turnInfo.left !== null && turnInfo.left !== undefined) renderSeats();
+    if (gameClock.left !== null) renderGameClock();
   }, 1000);
   setConn("warn", "Connecting…");
   // A session first (the server makes a guest at once), then the table socket.
