@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import pytest
 
 from spades.core.cards import card_text, cards_of
-from spades.shuffle.fair import commitment, new_server_seed
+from spades.shuffle.fair import commitment, derive_permutation, new_server_seed
 from spades.shuffle.verify import check_hand, derive_hand
 from spades.variants import load_rules
 
@@ -218,3 +218,41 @@ def test_the_table_page_sends_a_random_seed_and_checks_the_deal_used_it(page: An
     page.fill("#seed-input", "x" * 64)
     assert not page.is_visible("#seed-error")
     screenshot(page, "table-seed-phone")
+
+
+@pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
+def test_the_browser_derives_the_deal_itself(page: Any, live_server: LiveServer) -> None:
+    """js/deal.js computes spades-deal/1 with the browser's own Web Crypto: the same commitment and
+    permutation as the Python reference, including client seeds outside ASCII and a 102-card deck."""
+    page.goto(f"{live_server.url}/verify.html")
+    page.wait_for_selector("html[data-ready=verify]", state="attached")
+    cases = [(SEED, CLIENTS, 52), (new_server_seed(), ["(none)", "é ü", "😀 \"q\" \\", "(bot)"], 102),
+             (new_server_seed().upper(), [], 54)]
+    for seed, clients, n in cases:
+        got = page.evaluate("""async ([seed, clients, n]) => {
+            const d = await import('/js/deal.js');
+            return {c: await d.commitmentOf(seed), p: await d.derivePermutation(seed, clients, n)};
+        }""", [seed, clients, n])
+        assert got == {"c": commitment(seed), "p": derive_permutation(seed, clients, n)}, (seed, clients, n)
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_the_verify_page_checks_the_servers_answer(page: Any, live_server: LiveServer) -> None:
+    """The page deals the seeds itself and compares: it agrees with an honest answer at every table size
+    and catches an answer whose deal was changed on the way."""
+    for rules, dealer in (("standard", 3), ("jokers-54", 1), ("six-handed", 5), ("three-handed", 0),
+                          ("two-handed", 1)):
+        body = honest(rules, dealer, ["a", "b"], new_server_seed())
+        page.goto(f"{live_server.url}/verify.html#{fragment(body, 0, [])}")
+        page.wait_for_function("document.getElementById('browser-verdict').textContent.includes('in your browser')")
+        assert "dealt the same cards" in page.text_content("#browser-verdict"), rules
+
+    def lie(route: Any) -> None:
+        answer = route.fetch().json()
+        answer["deal"][0], answer["deal"][1] = answer["deal"][1], answer["deal"][0]
+        route.fulfill(json=answer)
+
+    page.route("**/api/verify/hand", lie)
+    body = honest("standard", 3, ["a", "b"], new_server_seed())
+    page.goto(f"{live_server.url}/verify.html#{fragment(body, 0, [])}")
+    page.wait_for_function("document.getElementById('browser-verdict').textContent.includes('DIFFERENTLY')")

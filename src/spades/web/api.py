@@ -363,16 +363,20 @@ def verify_hand(body: VerifyHandRequest) -> dict[str, Any] | Response:
     seat's cards as dealt, sorted), ``out`` (cards left out of play), ``stock`` (the two-handed game's
     stock, top first) and the rules' ``layout``. A seed that does not match its commitment is a verdict
     (``ok: false``, empty deal); input that cannot be checked at all answers 400 naming what is wrong.
+    ``deck`` (the rules' deck in order) and ``dealer_discard`` let a page deal the seeds' permutation itself.
     """
     rules, problem = _bad_verify_input(body)
     if rules is None:
         return _refuse(400, "bad_request", problem or "this deal cannot be checked")
     lay = rules.layout
+    # The deck in order (public: it follows from the rules) lets the page deal the seeds' permutation
+    # itself and compare, rather than take this answer's word for it (js/deal.js).
+    public = {"layout": layout_of(rules), "deck": [card_text(c) for c in lay.deck],
+              "dealer_discard": lay.n != 2 and bool(rules.dealer_discard)}
     try:
         hand = derive_hand(rules, body.dealer, body.commitment, body.seed, body.client_seeds)
     except FairDealError as e:
-        return {"ok": False, "reason": str(e), "deal": [[] for _ in range(lay.n)], "out": [],
-                "layout": layout_of(rules)}
+        return {"ok": False, "reason": str(e), "deal": [[] for _ in range(lay.n)], "out": [], **public}
     except SpadesError as e:
         return _refuse(400, "bad_request", str(e))
     out: dict[str, Any] = {
@@ -380,7 +384,7 @@ def verify_hand(body: VerifyHandRequest) -> dict[str, Any] | Response:
         "reason": "the seed matches the commitment; this is the deal the seeds make",
         "deal": [_texts(m) for m in hand.dealt],
         "out": _texts(hand.out),
-        "layout": layout_of(rules),
+        **public,
     }
     if lay.n == 2:
         out["stock"] = [card_text(c) for c in hand.stock]

@@ -1,11 +1,14 @@
 // Verify a deal: the inputs come from the URL fragment (the table's "Verify this deal" link fills it),
 //   #rules=<preset or JSON>&dealer=N&commitment=<hex>&seed=<hex>&clients=<JSON list>&seat=N&mine=AS,TD,...
 //   &myseed=<the client seed this player's page sent for the hand>
-// POST /api/verify/hand has the server's own dealing code deal again from the revealed seed; this page
-// only compares and draws. Everything is shown with textContent and attributes, never as markup.
+// POST /api/verify/hand has the server's own dealing code deal again from the revealed seed; then this
+// page checks the commitment and derives the deal once more itself, with the browser's own SHA-256 and
+// HMAC (js/deal.js), so a server that lied about its deal would be caught here too. Everything is shown
+// with textContent and attributes, never as markup.
 
 import { cardSVG, sortHand } from "./cards.js";
 import { api, el, replaceChildren } from "./common.js";
+import { canDerive, commitmentOf, dealHands, derivePermutation } from "./deal.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -71,6 +74,52 @@ function without(a, b) {
     else out.push(c);
   }
   return out;
+}
+
+/** Same cards, counting copies? */
+function sameCards(a, b) {
+  return a.length === b.length && without(a, b).length === 0;
+}
+
+/** The browser's own check: the commitment and the deal, derived here, against the server's answer. */
+async function checkHere(input, answer) {
+  const node = $("browser-verdict");
+  node.hidden = false;
+  if (!canDerive()) {
+    notice(node, "warn", "This browser cannot hash here (Web Crypto needs an https page), so only the server's "
+      + "check is shown. `spades verify` on your own computer checks a downloaded record independently.");
+    return;
+  }
+  let mine;
+  try {
+    mine = await commitmentOf(input.seed);
+  } catch (e) {
+    notice(node, "bad", `Your browser cannot check this seed: ${e.message}.`);
+    return;
+  }
+  const matches = mine === input.commitment.toLowerCase();
+  if (matches !== answer.ok) {
+    notice(node, "bad", `Your browser disagrees with the server: the seed ${matches ? "does" : "does NOT"} hash to `
+      + "the commitment here.");
+    return;
+  }
+  if (!matches) {
+    notice(node, "bad", "Your browser agrees: the seed does NOT hash to the commitment.");
+    return;
+  }
+  const { players, hand_size: handSize } = answer.layout;
+  const perm = await derivePermutation(input.seed, input.clients, answer.deck.length);
+  const got = dealHands(answer.deck, perm, players, handSize, input.dealer, answer.dealer_discard);
+  const same = players === 2
+    ? got.order.join(" ") === (answer.stock || []).join(" ")
+    : got.hands.every((cards, seat) => sameCards(cards, answer.deal[seat])) && sameCards(got.out, answer.out);
+  if (same) {
+    notice(node, "ok", "Checked in your browser too: it hashed the seed to the commitment and dealt the same "
+      + "cards from the seeds itself.");
+  } else {
+    notice(node, "bad", "Your browser deals these seeds DIFFERENTLY from the server's answer: do not trust this "
+      + "deal.");
+  }
 }
 
 function seatLabel(seat, input) {
@@ -191,6 +240,7 @@ async function run() {
   const input = readFragment();
   delete document.documentElement.dataset.ready;
   $("verify-result").hidden = true;
+  $("browser-verdict").hidden = true;
   if (input.empty) {
     notice(status, "", "Open this page from the \u201cVerify this deal\u201d link shown after each hand at a table.");
     status.className = "notice";
@@ -205,6 +255,7 @@ async function run() {
         commitment: input.commitment, seed: input.seed, client_seeds: input.clients });
       status.textContent = "";
       show(input, answer);
+      await checkHere(input, answer);
     } catch (e) {
       status.className = "notice bad";
       status.textContent = `This deal cannot be checked: ${e.message}`;
