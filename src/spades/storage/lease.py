@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, Connection, Float, cast, func, or_, select, update
+from sqlalchemy import ColumnElement, Connection, Float, and_, cast, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import IntegrityError
 
@@ -91,11 +91,14 @@ class Leases:
                             .where(lt.c.table_id == table_id)).first()
         return None if row is None else Lease(table_id, row.owner, int(row.epoch), float(row.left))
 
-    def orphans(self, limit: int = 100) -> list[str]:
-        """Unfinished tables that nobody holds a live lease on (their owner died, or never had one)."""
+    def orphans(self, limit: int = 100, settle: float = 10.0) -> list[str]:
+        """Unfinished tables that nobody holds a live lease on (their owner died, or never had one).
+        A table made less than ``settle`` seconds ago without a lease yet is left to its maker, which
+        takes it right after storing it."""
         lt, t = s.table_leases, s.tables
         q = (select(t.c.id).select_from(t.outerjoin(lt, lt.c.table_id == t.c.id))
-             .where(t.c.status != "over", or_(lt.c.table_id.is_(None), lt.c.expires_at < _now()))
+             .where(t.c.status != "over",
+                    or_(and_(lt.c.table_id.is_(None), t.c.created_at < _now() - settle), lt.c.expires_at < _now()))
              .order_by(func.random()).limit(limit))
         with self.storage.engine.connect() as c:
             return [r.id for r in c.execute(q)]
