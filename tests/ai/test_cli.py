@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from spades.ai import make_bot
+from spades.ai.arena import merge_arenas, run_arena
 from spades.cli import app
 from spades.core import Game, record_of, seeded_shuffler, view_hand
 from spades.variants import load_rules
@@ -79,3 +81,19 @@ def test_bench_bots_json() -> None:
     data = json.loads(result.stdout)
     assert [f["level"] for f in data["levels"]] == ["easy", "normal"]
     assert all(f["median_ms"] >= 0 for f in data["levels"])
+
+
+def test_merging_two_arena_runs_pools_their_pairs() -> None:
+    rules = load_rules("standard")
+    one = run_arena(rules, "easy", "random", 3, seed=4)
+    two = run_arena(rules, "easy", "random", 4, seed=5)
+    merged = merge_arenas([one, two])
+    assert merged["deals"] == one["deals"] + two["deals"]
+    assert merged["hands_played"] == one["hands_played"] + two["hands_played"]
+    want = (one["pairs"]["sum"] + two["pairs"]["sum"]) / merged["deals"]
+    assert merged["diff_per_hand"] == round(want, 2)
+    low, high = merged["ci95"]
+    assert low < merged["diff_per_hand"] < high
+    assert merge_arenas([one]) == one
+    with pytest.raises(ValueError, match="cannot merge"):
+        merge_arenas([one, run_arena(rules, "normal", "random", 1, seed=6)])

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from spades.ai.base import Bot, make_bot
@@ -77,7 +77,7 @@ class GameLog:
 
 def play_game(rules: Rules, a_level: str, b_level: str, a_even: bool, seed: int, stats: dict[str, LevelStats],
               budget: float | None = None, max_hands: int = MAX_HANDS_PER_GAME,
-              timer: Callable[[str, float], None] | None = None) -> GameLog:
+              timer: Callable[[str, float, float], None] | None = None) -> GameLog:
     """One game with A on the even sides (``a_even``) or the odd ones; updates ``stats``."""
     lay = rules.layout
     n = lay.n
@@ -92,10 +92,11 @@ def play_game(rules: Rules, a_level: str, b_level: str, a_even: bool, seed: int,
         hand = game.hand
         seat = hand.to_act
         v = view_hand(hand, seat)
+        c0 = time.thread_time()
         t0 = time.perf_counter()
         d = bots[seat].decide(v, tuple(game.totals), None, tuple(game.bags))
         if timer is not None:
-            timer(level_of_seat[seat], time.perf_counter() - t0)
+            timer(level_of_seat[seat], time.perf_counter() - t0, time.thread_time() - c0)
         game.apply(d.action)
         while len(game.results) > seen:
             res = game.results[seen]
@@ -133,7 +134,7 @@ def play_game(rules: Rules, a_level: str, b_level: str, a_even: bool, seed: int,
 
 def run_arena(rules: Rules, a_level: str, b_level: str, deals: int, seed: int = 1, budget: float | None = None,
               progress: Callable[[int, int], None] | None = None,
-              timer: Callable[[str, float], None] | None = None) -> dict[str, Any]:
+              timer: Callable[[str, float, float], None] | None = None) -> dict[str, Any]:
     """Play duplicate games until ``deals`` hands have been played twice; the arena's JSON figures."""
     stats = {"A": LevelStats(), "B": LevelStats()}
     pairs: list[float] = []
@@ -152,33 +153,71 @@ def run_arena(rules: Rules, a_level: str, b_level: str, deals: int, seed: int = 
         idle = idle + 1 if len(pairs) == before else 0
         if progress is not None:
             progress(min(len(pairs), deals), deals)
-    mean = statistics.fmean(pairs) if pairs else 0.0
-    half = 1.96 * statistics.stdev(pairs) / math.sqrt(len(pairs)) if len(pairs) > 1 else float("inf")
+    return _result(a_level, b_level, len(pairs), math.fsum(pairs), math.fsum(x * x for x in pairs), stats)
+
+
+def _result(a_level: str, b_level: str, n: int, total: float, total_sq: float,
+            stats: dict[str, LevelStats]) -> dict[str, Any]:
+    """The arena's JSON from the pair sums and the levels' counts (also used to merge runs)."""
+    mean = total / n if n else 0.0
+    if n > 1:
+        var = max(0.0, (total_sq - n * mean * mean) / (n - 1))
+        half = 1.96 * math.sqrt(var / n)
+    else:
+        half = float("inf")
     return {
         "a": a_level,
         "b": b_level,
-        "deals": len(pairs),
+        "deals": n,
         "hands_played": stats["A"].hands,
         "diff_per_hand": round(mean, 2),
         "ci95": [round(mean - half, 2), round(mean + half, 2)],
         "a_stats": stats["A"].to_dict(),
         "b_stats": stats["B"].to_dict(),
         "games": stats["A"].games,
+        "pairs": {"n": n, "sum": total, "sum_sq": total_sq},
+        "counts": {"A": asdict(stats["A"]), "B": asdict(stats["B"])},
     }
+
+
+def merge_arenas(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One arena result from several runs of the same match on disjoint deals (e.g. different seeds run
+    in parallel): the pairs and counts are pooled, so the interval is the one a single run would give."""
+    if not results:
+        raise ValueError("nothing to merge")
+    a, b = results[0]["a"], results[0]["b"]
+    n = 0
+    total = 0.0
+    total_sq = 0.0
+    stats = {"A": LevelStats(), "B": LevelStats()}
+    for r in results:
+        if (r.get("a"), r.get("b")) != (a, b):
+            raise ValueError(f"cannot merge {r.get('a')} vs {r.get('b')} into {a} vs {b}")
+        if "pairs" not in r or "counts" not in r:
+            raise ValueError("a result without its pair sums and counts (made before merging was possible)")
+        n += int(r["pairs"]["n"])
+        total += float(r["pairs"]["sum"])
+        total_sq += float(r["pairs"]["sum_sq"])
+        for key in ("A", "B"):
+            for f, value in r["counts"][key].items():
+                setattr(stats[key], f, getattr(stats[key], f) + int(value))
+    return _result(a, b, n, total, total_sq, stats)
 
 
 def decision_times(rules: Rules, level: str, hands: int, seed: int = 1, budget: float | None = None,
                    progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Seconds per decision of ``level`` in games against ``normal`` partners and opponents."""
     times: list[float] = []
+    cpu: list[float] = []
     stats = {"A": LevelStats(), "B": LevelStats()}
     g = 0
     played = 0
     other = "normal" if level != "normal" else "easy"
 
-    def record(lv: str, dt: float) -> None:
+    def record(lv: str, dt: float, dc: float) -> None:
         if lv == level:
             times.append(dt)
+            cpu.append(dc)
 
     while played < hands:
         log = play_game(rules, level, other, g % 2 == 0, seed * 7919 + g, stats, budget,
@@ -188,13 +227,23 @@ def decision_times(rules: Rules, level: str, hands: int, seed: int = 1, budget: 
         if progress is not None:
             progress(min(played, hands), hands)
     times.sort()
+    cpu.sort()
     if not times:
         return {"level": level, "decisions": 0}
+
+    def at(xs: list[float], q: float) -> float:
+        return round(1000 * xs[min(len(xs) - 1, int(q * len(xs)))], 2)
+
     return {
         "level": level,
         "decisions": len(times),
-        "median_ms": round(1000 * times[len(times) // 2], 2),
-        "p95_ms": round(1000 * times[min(len(times) - 1, int(0.95 * len(times)))], 2),
+        "median_ms": at(times, 0.5),
+        "p95_ms": at(times, 0.95),
         "max_ms": round(1000 * times[-1], 2),
         "mean_ms": round(1000 * statistics.fmean(times), 2),
+        # The bot's own CPU time (this thread): on a loaded machine the wall-clock maximum includes
+        # time the process waited for a core, which the CPU figures leave out.
+        "cpu_median_ms": at(cpu, 0.5),
+        "cpu_p95_ms": at(cpu, 0.95),
+        "cpu_max_ms": round(1000 * cpu[-1], 2),
     }

@@ -43,6 +43,9 @@ class Rollout:
         self.count_for_partner = rules.failed_nil_tricks == "count_for_partner"
         self.liability = rules.bag_penalty / rules.bag_limit if rules.bags in ("penalty", "count_only") else 0.0
         self.duck_bags = rules.bags != "none"
+        self.setting = True
+        """Roll-out players keep taking tricks after their contract while another side can still be set
+        within two tricks."""
         self.smart = True
         """Roll-out players see the guessed deal: a card is judged by whether the opponents still to play
         can beat it (off: simpler rules of thumb)."""
@@ -79,6 +82,10 @@ class Rollout:
         sides = lay.sides
         bids = h.bids
         nil = [b is not None and b.tricks == 0 for b in bids]
+        any_nil = any(nil)
+        hand_size = lay.hand_size
+        n_sides = len(sides)
+        setting = self.setting and n_sides > 1
         contract = [side_contract(bids, ss) for ss in sides]
         suit_mask = self.suit_mask
         spade_mask = lay.spade_mask
@@ -113,12 +120,35 @@ class Rollout:
                     if cfp or not nil[s]:
                         toward += tt[s]
                 need = contract[side] - toward
+                if need <= 0 and duck_bags and setting:
+                    # Our contract is made: keep taking tricks only while another side can still be set
+                    # within two tricks (as good players do); otherwise duck bags.
+                    left = hand_size - sum(tt)
+                    for o in range(n_sides):
+                        if o == side or contract[o] <= 0:
+                            continue
+                        o_need = contract[o]
+                        for s in sides[o]:
+                            if cfp or not nil[s]:
+                                o_need -= tt[s]
+                        if o_need > 0 and left - o_need + 1 <= 2:
+                            need = 1
+                            break
+            # An opponent's nil still alive: the seat to attack (the first one found).
+            target = -1
+            if any_nil and not my_nil and not p_nil:
+                for s in range(n):
+                    if nil[s] and tt[s] == 0 and side_of[s] != side:
+                        target = s
+                        break
             if not cur:
                 non = [c for c in cs if eff[c] != SPADES] or cs
                 if my_nil:
                     card = min(non, key=power.__getitem__)
                 elif p_nil:
                     card = max(non, key=power.__getitem__)
+                elif target >= 0 and (card := _nil_attack_lead(non, hands[target], eff, power, suit_mask)) >= 0:
+                    pass
                 elif need > 0:
                     others = 0
                     for s in range(n):
@@ -182,6 +212,9 @@ class Rollout:
                         card = min(hold, key=key.__getitem__)
             elif nil[ws] and tt[ws] == 0 and side_of[ws] != side:
                 card = max(lose, key=key.__getitem__) if lose else min(cs, key=key.__getitem__)
+            elif target >= 0 and all(s != target for s, _ in cur):
+                # The nil bidder plays after me: keep the trick low so it has to win it.
+                card = min(cs, key=key.__getitem__)
             elif need > 0 or not duck_bags:
                 if win and smart and not last:
                     hold = [c for c in win if not _beaten_later(h, seat, eff[c] == SPADES, power[c], led, power,
@@ -234,6 +267,27 @@ class Rollout:
             return raw
         total = sum(raw)
         return [raw[i] - (total - raw[i]) / (k - 1) for i in range(k)]
+
+
+def _nil_attack_lead(non: list[int], target_hand: int, eff: Sequence[int], power: Sequence[int],
+                     suit_mask: Sequence[int]) -> int:
+    """A lead against an opponent's nil: my lowest card of the suit where the nil bidder's lowest card
+    is highest (hardest for it to duck), when some card of theirs beats my lead; -1 for none."""
+    best = -1
+    best_key = -1
+    for c in non:
+        held = target_hand & suit_mask[eff[c]]
+        if not held:
+            continue
+        pc = power[c]
+        lowest = min(power[x] for x in cards_of(held))
+        highest = max(power[x] for x in cards_of(held))
+        if highest <= pc:
+            continue
+        k = lowest * 64 - pc
+        if k > best_key:
+            best, best_key = c, k
+    return best
 
 
 def _is_boss(h: Hand, follow: list[int], power: Sequence[int], suit_mask: Sequence[int],

@@ -115,6 +115,8 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
     sums = dict.fromkeys(cands, 0.0)
     dsum = dict.fromkeys(cands, 0.0)
     dsq = dict.fromkeys(cands, 0.0)
+    count = dict.fromkeys(cands, 0)
+    live = list(cands)
     while stats.worlds < max_worlds:
         now = time.monotonic()
         if (stats.worlds >= min_worlds and now >= deadline) or (hard_deadline is not None and now >= hard_deadline):
@@ -122,28 +124,33 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
         deal = k.sample(rng, bids_weight=v)
         base = hand_from_view(v, world_hands(v, k, deal))
         utils: dict[int, float] = {}
-        for c in cands:
+        for c in live:
             h = base.clone()
             h.play_fast(c)
             ro.play_out(h)
             utils[c] = ro.utility(h)[side]
             sums[c] += utils[c]
-        for c in cands:
-            d = utils[c] - utils[ref]
+            count[c] += 1
+        u_ref = utils[ref]
+        for c in live:
+            d = utils[c] - u_ref
             dsum[c] += d
             dsq[c] += d * d
         stats.worlds += 1
-        if stats.worlds >= 16 and stats.worlds % 8 == 0 and _settled(dsum, dsq, stats.worlds, margin):
+        if stats.worlds >= 12 and stats.worlds % 4 == 0 and len(live) > 2:
+            # Stop spending deals on cards that cannot plausibly beat the reference: the rest get more.
+            live = [c for c in live if c == ref or not _hopeless(dsum[c], dsq[c], count[c], margin)]
+        if stats.worlds >= 16 and stats.worlds % 8 == 0 and _settled(dsum, dsq, count, live, margin):
             break
-    n = max(1, stats.worlds)
-    stats.means = {c: sums[c] / n for c in cands}
+    stats.means = {c: sums[c] / max(1, count[c]) for c in cands}
     if stats.worlds == 0:
         return (prior if prior is not None else cands[0]), stats
     if prior is None:
-        return max(cands, key=lambda c: (stats.means[c], -c)), stats
+        return max(live, key=lambda c: (stats.means[c], -c)), stats
     best = prior
     best_gain = 0.0
-    for c in cands:
+    for c in live:
+        n = count[c]
         gain = dsum[c] / n
         se = math.sqrt(max(dsq[c] / n - gain * gain, 0.0) / n)
         if gain > margin + 2.0 * se and gain > best_gain:
@@ -151,9 +158,20 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
     return best, stats
 
 
-def _settled(dsum: dict[int, float], dsq: dict[int, float], n: int, margin: float) -> bool:
-    """Stop early once every card is either clearly better than the reference or clearly not."""
-    for c in dsum:
+def _hopeless(dsum: float, dsq: float, n: int, margin: float) -> bool:
+    """A card whose paired gain over the reference is clearly below ``margin`` (three standard errors)."""
+    if n < 2:
+        return False
+    gain = dsum / n
+    se = math.sqrt(max(dsq / n - gain * gain, 0.0) / n)
+    return gain + 3.0 * se < margin
+
+
+def _settled(dsum: dict[int, float], dsq: dict[int, float], count: dict[int, int], live: list[int],
+             margin: float) -> bool:
+    """Stop early once every card still searched is either clearly better than the reference or clearly not."""
+    for c in live:
+        n = count[c]
         gain = dsum[c] / n
         se = math.sqrt(max(dsq[c] / n - gain * gain, 0.0) / n)
         if gain + 3.0 * se > margin and gain <= margin + 4.0 * se:
