@@ -157,6 +157,46 @@ def test_actions_and_events_cross_processes(cluster: Cluster) -> None:
     check_log(cluster.db_url, g)
 
 
+def test_a_player_on_another_process_gives_a_seed_every_hand(cluster: Cluster) -> None:
+    """The owner waits for the client seed of a player whose socket is on another process, on every hand
+    (it learns who sends seeds from presence), so that seed is in the deal and not refused as late."""
+    a, b = cluster.add_many(2)
+    p0, p2 = Player(a.url, a.ws_url), Player(b.url, b.ws_url)
+    r = p0.http.post("/api/tables", json={"rules": {"preset": "standard", "target": 500, "lose_at": -1000},
+                                          "public": True, "turn_seconds": None, "bot_level": "random"})
+    tid = r.json()["id"]
+    s0 = p0.sock(tid)  # sends no seeds: the owner need not wait for seat 0
+    s2 = p2.sock(tid, seeds=True)
+    for msg in ({"type": "sit", "seat": 2, "id": "sit"}, {"type": "fill", "level": "random", "id": "fill"}):
+        s2.send(msg)
+        assert s2.until(lambda m, i=msg["id"]: m.get("id") == i)["type"] == "ack"
+    spec = anonymous_sock(b.ws_url, tid)
+    g = Game(tid, {0: p0, 2: p2}, {0: s0, 2: s2}, {0: a, 2: b}, spec, b)
+    assert cluster.owner(tid) is a
+    # The owner reads who sends seeds from presence every third of a lease; this player has been at the
+    # table for a while before a hand ends (a real hand takes minutes, this one a second).
+    time.sleep(cluster.lease)
+
+    def event(kind: str, hand: int) -> dict[str, Any]:
+        def match(m: dict[str, Any]) -> bool:
+            return m["type"] == "event" and m["event"]["kind"] == kind and m["event"].get("hand") == hand
+        got = [m for m in s2.received if match(m)] or [s2.until(match, timeout=30)]
+        return dict(got[0]["event"])
+
+    for hand in (0, 1):
+        commit = event("commit", hand)
+        seed = f"far-away-{hand}"
+        s2.send({"type": "seed", "hand": hand, "commitment": commit["commitment"], "seed": seed, "id": f"s{hand}"})
+        ack = s2.until(lambda m, h=hand: m.get("id") == f"s{h}")
+        assert ack["type"] == "ack", (hand, ack)
+        deal = event("deal", hand)
+        assert deal["client_seeds"][2] == seed and deal["client_seeds"][0] == "(none)", deal["client_seeds"]
+        if hand == 0:  # play the first hand out: each person bids once and plays 13 cards
+            for _ in range(2 * 14):
+                assert move(g)
+    check_log(cluster.db_url, g)
+
+
 @pytest.mark.slow
 def test_kill_9_of_a_busy_owner_moves_its_tables(cluster: Cluster) -> None:
     nodes = cluster.add_many(3)

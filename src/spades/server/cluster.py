@@ -15,8 +15,10 @@ Redis carries the rest, with one channel per process and one per table:
   ``TableState``, rebuilt from the log and then fed the published rows) and sends each watcher its own
   projection. Pub/sub may drop messages: a replica that sees a gap in the event numbers, or finds the
   log ahead of it in its periodic check, reads the missing rows from PostgreSQL.
-- ``<prefix>pres:<table>``: who is connected where (a turn that times out marks a seat away only when
-  its player has no socket on any process); ``<prefix>lobby``: open public tables for the lobby;
+- ``<prefix>pres:<table>``: who is connected where, as ``player|node`` -> ``expiry|seeds`` (a turn that
+  times out marks a seat away only when its player has no socket on any process; ``seeds`` is 1 when one
+  of those sockets sends client seeds, so the owner waits for that player's seed however far away they
+  are connected); ``<prefix>lobby``: open public tables for the lobby;
   ``<prefix>login:<key>``: failed logins, counted across processes; ``<prefix>nodes``: live processes.
 
 When an owner dies its leases expire and the other processes take its tables (each at most its share
@@ -161,6 +163,8 @@ class ClusterHub(Hub):
         self.prefix = prefix
         self.lease_seconds = lease_seconds
         self.owned: dict[str, int] = {}
+        self.remote_seeders: dict[str, set[str]] = {}
+        """Per owned table: players whose sockets on other processes send client seeds (from presence)."""
         self.owner_hint: dict[str, str] = {}
         self.out: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         self.inq: dict[str, asyncio.Queue[dict[str, Any]]] = {}
@@ -451,11 +455,15 @@ class ClusterHub(Hub):
             self.watching.discard(id(conn))
             self._unwatch(conn.table_id)
 
+    def _sends_seeds(self, tid: str, player: str) -> bool:
+        return any(c.seeds for c in self.conns.get(tid, ()) if c.player is not None and c.player.id == player)
+
     async def _presence(self, tid: str, player: str, on: bool) -> None:
         key, field = f"{self.prefix}pres:{tid}", f"{player}|{self.node}"
         with contextlib.suppress(RedisError, OSError):
             if on:
-                await self.redis.hset(key, field, str(time.time() + 6 * self.lease_seconds))
+                value = f"{time.time() + 6 * self.lease_seconds}|{int(self._sends_seeds(tid, player))}"
+                await self.redis.hset(key, field, value)
                 await self.redis.expire(key, math.ceil(12 * self.lease_seconds))
             else:
                 await self.redis.hdel(key, field)
@@ -472,7 +480,45 @@ class ClusterHub(Hub):
         except (RedisError, OSError):
             return True  # unknown: do not mark anybody away
         now = time.time()
-        return any(_text(k).split("|", 1)[0] == pid and float(v) > now for k, v in fields.items())
+        return any(_text(k).split("|", 1)[0] == pid and float(_text(v).split("|", 1)[0]) > now
+                   for k, v in fields.items())
+
+    def waiting_for_seeds(self, t: TableState) -> list[int]:
+        """As on one process, plus the seated players whose sockets on other processes send client seeds
+        (the owner learns them from presence, refreshed every third of a lease)."""
+        out = super().waiting_for_seeds(t)
+        remote = self.remote_seeders.get(t.id)
+        if t.pending is None or not remote:
+            return out
+        sent = set(t.seats_sent())
+        more = [i for i, s in enumerate(t.seats)
+                if i not in out and s.player in remote and i not in t.away and i not in sent]
+        return sorted(out + more)
+
+    async def _read_seeders(self) -> None:
+        """Which players of the owned tables send client seeds from other processes."""
+        tids = list(self.owned)
+        if not tids:
+            self.remote_seeders = {}
+            return
+        try:
+            async with self.redis.pipeline(transaction=False) as p:
+                for tid in tids:
+                    p.hgetall(f"{self.prefix}pres:{tid}")
+                answers = await p.execute()
+        except (RedisError, OSError):
+            return  # keep what was known
+        now, seeders = time.time(), {}
+        for tid, fields in zip(tids, answers, strict=True):
+            players = set()
+            for k, v in fields.items():
+                player, _, node = _text(k).partition("|")
+                expiry, _, flag = _text(v).partition("|")
+                if node != self.node and flag == "1" and float(expiry) > now:
+                    players.add(player)
+            if players:
+                seeders[tid] = players
+        self.remote_seeders = seeders
 
     # ------------------------------------------------------------------ forwarding to the owner
 
@@ -742,6 +788,7 @@ class ClusterHub(Hub):
             for tid in orphans[:share]:
                 await self._acquire(tid)
         await self._refresh_redis()
+        await self._read_seeders()
         replicas = [tid for tid in self.watchers if tid in self.tables and tid not in self.owned]
         if replicas:
             seqs = await self.db(self.leases.max_seqs, replicas)
@@ -761,7 +808,8 @@ class ClusterHub(Hub):
                     players = {c.player.id for c in conns if c.player is not None}
                     if players:
                         key = f"{self.prefix}pres:{tid}"
-                        p.hset(key, mapping={f"{pid}|{self.node}": until for pid in players})
+                        p.hset(key, mapping={f"{pid}|{self.node}": f"{until}|{int(self._sends_seeds(tid, pid))}"
+                                             for pid in players})
                         p.expire(key, math.ceil(12 * self.lease_seconds))
                 for tid in list(self.owned):
                     t = self.tables.get(tid)
