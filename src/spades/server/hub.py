@@ -332,11 +332,8 @@ class Hub:
         """A seated player's client seed for the waiting deal (``docs/fair-dealing.md``)."""
         cid = client_id_of(msg, required=False)
         async with self.locks[conn.table_id]:
-            t = await self._load(conn.table_id)
+            t = await self._table_once(conn, player, cid)
             if t is None:
-                raise ProtocolError("no_table", "there is no such table")
-            if cid is not None and (player.id, cid) in t.client_ids:
-                conn.send({"type": "ack", "id": cid, "seq": t.client_ids[(player.id, cid)], "duplicate": True})
                 return
             seat = t.seat_of(player.id)
             if seat is None:
@@ -509,16 +506,24 @@ class Hub:
 
     # ------------------------------------------------------------------ the action path
 
+    async def _table_once(self, conn: Conn, player: PlayerRow, cid: str | None) -> TableState | None:
+        """The connection's table (the caller holds its lock), or ``None`` when the message with this
+        client id was applied already: that duplicate is acknowledged here, with the first one's number."""
+        t = await self._load(conn.table_id)
+        if t is None:
+            raise ProtocolError("no_table", "there is no such table")
+        done = None if cid is None else t.client_ids.get((player.id, cid))
+        if done is not None:
+            conn.send({"type": "ack", "id": cid, "seq": done, "duplicate": True})
+            return None
+        return t
+
     async def _action(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
         cid = client_id_of(msg, required=True)
         assert cid is not None
         async with self.locks[conn.table_id]:
-            t = await self._load(conn.table_id)  # load
+            t = await self._table_once(conn, player, cid)  # load; sent twice: applied once
             if t is None:
-                raise ProtocolError("no_table", "there is no such table")
-            done = t.client_ids.get((player.id, cid))
-            if done is not None:  # sent twice: applied once
-                conn.send({"type": "ack", "id": cid, "seq": done, "duplicate": True})
                 return
             seat = t.seat_of(player.id)  # authenticate: the sender's own seat only
             if seat is None:
@@ -619,11 +624,8 @@ class Hub:
         if not 1 <= len(text) <= MAX_CHAT:
             raise ProtocolError("chat_length", f"a chat line has 1 to {MAX_CHAT} characters")
         async with self.locks[conn.table_id]:
-            t = await self._load(conn.table_id)
+            t = await self._table_once(conn, player, cid)
             if t is None:
-                raise ProtocolError("no_table", "there is no such table")
-            if cid is not None and (player.id, cid) in t.client_ids:
-                conn.send({"type": "ack", "id": cid, "seq": t.client_ids[(player.id, cid)], "duplicate": True})
                 return
             row = t.chat_row(player.id, player.name, text, cid)
             await self._commit(t, [row])
