@@ -12,7 +12,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .harness import free_port
+from .harness import answers_healthz, free_port
 from .test_storage import pg_schema_url
 
 REDIS_URL = os.environ.get("SPADES_TEST_REDIS", "redis://127.0.0.1:6379/0")
@@ -89,17 +88,11 @@ class Node:
     def wait(self) -> Node:
         """Wait until it answers ``/healthz``."""
         assert self.proc is not None
-        deadline = time.monotonic() + 120  # a loaded 2-core machine starts Python processes slowly
-        while True:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).json() == {"ok": True}:
-                    return self
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                log = (self.logdir / f"node-{self.port}.log").read_text(errors="replace")[-3000:]
-                raise RuntimeError(f"spades serve did not start (exit {self.proc.poll()}):\n{log}")
-            time.sleep(0.1)
+        # (a loaded 2-core machine starts Python processes slowly)
+        if not answers_healthz(self.url, self.proc, 120):
+            log = (self.logdir / f"node-{self.port}.log").read_text(errors="replace")[-3000:]
+            raise RuntimeError(f"spades serve did not start (exit {self.proc.poll()}):\n{log}")
+        return self
 
     def status(self) -> dict[str, Any]:
         """``GET /api/cluster``: node id, owned and watched tables, counters."""

@@ -29,6 +29,21 @@ Msg = dict[str, Any]
 warnings.filterwarnings("ignore", message=r"connect\(\) must be used", category=DeprecationWarning)
 
 
+def answers_healthz(url: str, proc: subprocess.Popen[bytes], seconds: float) -> bool:
+    """Wait until the server process at ``url`` answers ``/healthz``; ``False`` when it exits first or
+    ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if httpx.get(url + "/healthz", timeout=1).json() == {"ok": True}:
+                return True
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            return False
+        time.sleep(0.1)
+
+
 def free_port() -> int:
     """A free TCP port on 127.0.0.1."""
     with socket.socket() as s:
@@ -84,16 +99,9 @@ class ServeProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "spades.cli", "serve", "--port", str(self.port), "--database",
              f"sqlite:///{self.db_path}", *self.extra], stdout=self.log, stderr=self.log, env=env)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).json() == {"ok": True}:
-                    return self
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise RuntimeError("spades serve did not start")
-            time.sleep(0.1)
+        if not answers_healthz(self.url, self.proc, 30):
+            raise RuntimeError("spades serve did not start")
+        return self
 
     def kill9(self) -> None:
         """SIGKILL: no shutdown code runs."""

@@ -12,19 +12,12 @@ import pytest
 from spades.storage import DuplicateError, EventRow, SqlStorage, TableRow, open_storage
 from spades.storage.lease import LeaseLost, Leases
 
-from .test_storage import pg_schema_url
+from .test_storage import pg_storage
 
 
 @pytest.fixture
 def pg() -> Iterator[SqlStorage]:
-    gen = pg_schema_url()
-    st = open_storage(next(gen))
-    try:
-        yield st
-    finally:
-        st.close()
-        with pytest.raises(StopIteration):
-            next(gen)
+    yield from pg_storage()
 
 
 def _table(st: SqlStorage, tid: str) -> None:

@@ -46,9 +46,13 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlStorage
         yield st
         st.close()
         return
+    yield from pg_storage()
+
+
+def pg_storage() -> Iterator[SqlStorage]:
+    """A migrated storage on a fresh PostgreSQL schema; closed, and the schema dropped, afterwards."""
     gen = pg_schema_url()
-    url = next(gen)
-    st = open_storage(url)
+    st = open_storage(next(gen))
     try:
         yield st
     finally:

@@ -11,6 +11,7 @@ import os
 import socket
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +21,10 @@ import uvicorn
 from fastapi import FastAPI
 
 from spades.web.api import mount
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -34,6 +39,13 @@ def web_app() -> FastAPI:
     app = FastAPI()
     mount(app)
     return app
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    """The bare web app in process (``TestClient``), for the HTTP endpoints' tests."""
+    with TestClient(web_app()) as c:
+        yield c
 
 
 class LiveServer:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,17 +9,7 @@ import pytest
 from spades.core.rules import OPTIONS
 from spades.variants import PRESETS
 
-from .conftest import finished_record, web_app
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient]:
-    with TestClient(web_app()) as c:
-        yield c
+from .conftest import TestClient, finished_record
 
 
 def score(client: TestClient, hands: list[dict[str, Any]], rules: Any = "standard") -> dict[str, Any]:

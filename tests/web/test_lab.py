@@ -4,8 +4,6 @@ the cache, and the page in a browser at phone and desktop size (reached from the
 from __future__ import annotations
 
 import threading
-import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,17 +11,7 @@ import pytest
 from spades.shuffle.mixing import mixing_table
 from spades.web import lab
 
-from .conftest import LiveServer, screenshot, web_app
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient]:
-    with TestClient(web_app()) as c:
-        yield c
+from .conftest import LiveServer, TestClient, screenshot
 
 
 def get(client: TestClient, url: str, status: int = 200) -> Any:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-import warnings
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
 
@@ -17,23 +15,13 @@ from spades.shuffle.fair import commitment, derive_permutation, new_server_seed
 from spades.shuffle.verify import check_hand, derive_hand
 from spades.variants import load_rules
 
-from .conftest import LiveServer, screenshot, web_app
+from .conftest import LiveServer, TestClient, screenshot
 from .test_table import start_game, take_turn
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 CLIENTS = ["alice", "bob", "carol", "dave"]
 # The worked example of docs/fair-dealing.md: the dealer is seat 3, so seat 0 is the dealer's left.
 EXAMPLE_SEAT_0 = ["QH", "5D", "3S", "AH", "TC", "KS", "6H", "3D", "QD", "6D", "7D", "7S", "TH"]
-
-
-@pytest.fixture(scope="module")
-def client() -> Iterator[TestClient]:
-    with TestClient(web_app()) as c:
-        yield c
 
 
 def honest(rules: Any = "standard", dealer: int = 3, clients: list[str] | None = None,
