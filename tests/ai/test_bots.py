@@ -10,6 +10,7 @@ import pytest
 from spades.ai import LEVELS, PLAYER_LEVELS, Decision, make_bot
 from spades.ai.arena import build_bot
 from spades.ai.base import infer_bags
+from spades.ai.bots import ExpertBot, IsmctsBot
 from spades.ai.knowledge import OUT, Knowledge
 from spades.core import Game, Hand, Phase, SpadesError, deal_order, seeded_shuffler, view_hand
 from spades.core.actions import Bid, BidValue, Play
@@ -181,3 +182,37 @@ def test_bags_are_inferred_from_totals_when_not_given() -> None:
     assert infer_bags(rules, (53, -107), None) == (3, 3)
     assert infer_bags(rules, (53, 40), (1, 2)) == (1, 2)
     assert infer_bags(load_rules("three-handed"), (10, 20, 30), None) == (0, 0, 0)
+
+
+class _StepClock:
+    """A fake clock that moves ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        self.now += self.step
+        return self.now
+
+
+def test_the_budget_is_read_on_the_bots_clock() -> None:
+    hand = _deal(8)
+    for _ in range(4):
+        hand.apply(Bid(hand.to_act, BidValue(3)))
+    v = view_hand(hand, hand.to_act)
+    # A clock that says a tenth of the budget passes per read: the search stops after about ten reads,
+    # however long those reads take on the wall clock.
+    for cls in (ExpertBot, IsmctsBot):
+        clock = _StepClock(0.1)
+        d = cls(1, budget=1.0, clock=clock).decide(v, (0, 0), None, (0, 0))
+        assert d.action in v.legal
+        assert 5 <= clock.reads <= 40
+    # A clock that never moves cannot keep the bot past the caller's deadline, which is on the wall clock.
+    for cls in (ExpertBot, IsmctsBot):
+        t0 = time.monotonic()
+        d = cls(1, budget=1.0, clock=lambda: 0.0).decide(v, (0, 0), t0 + 0.2, (0, 0))
+        assert d.action in v.legal
+        assert time.monotonic() - t0 < 5.0

@@ -97,3 +97,15 @@ def test_merging_two_arena_runs_pools_their_pairs() -> None:
     assert merge_arenas([one]) == one
     with pytest.raises(ValueError, match="cannot merge"):
         merge_arenas([one, run_arena(rules, "normal", "random", 1, seed=6)])
+
+
+def test_arena_can_count_the_budget_in_cpu_time() -> None:
+    result = runner.invoke(app, ["arena", "ismcts", "normal", "--deals", "1", "--seed", "3", "--budget", "0.002",
+                                 "--cpu-clock", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["clock"], data["budget"]) == ("cpu", 0.002)
+    wall = run_arena(load_rules("standard"), "easy", "random", 1, seed=4)
+    assert wall["clock"] == "wall"
+    with pytest.raises(ValueError, match="different clocks"):
+        merge_arenas([wall, {**wall, "clock": "cpu"}])

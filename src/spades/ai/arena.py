@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from spades.ai.base import Bot, make_bot
-from spades.ai.bots import ExpertBot, IsmctsBot
+from spades.ai.bots import DEFAULT_BUDGET, ExpertBot, IsmctsBot
 from spades.core.game import Game, seeded_shuffler
 from spades.core.rules import Rules
 from spades.core.view import view_hand
@@ -29,12 +29,15 @@ MAX_HANDS_PER_GAME = 60
 """A guard against games that never end (bots bidding badly under odd rules)."""
 
 
-def build_bot(level: str, seed: int, budget: float | None = None) -> Bot:
-    """A bot of ``level``; ``budget`` (seconds a card) applies to the searching levels."""
-    if budget is not None and level == "expert":
-        return ExpertBot(seed, budget=budget)
-    if budget is not None and level == "ismcts":
-        return IsmctsBot(seed, budget=budget)
+def build_bot(level: str, seed: int, budget: float | None = None, cpu_clock: bool = False) -> Bot:
+    """A bot of ``level``; ``budget`` (seconds a card) applies to the searching levels, counted on the
+    thread's CPU clock with ``cpu_clock`` (so a busy machine starves neither searcher)."""
+    if level in ("expert", "ismcts") and (budget is not None or cpu_clock):
+        b = DEFAULT_BUDGET if budget is None else budget
+        clock = time.thread_time if cpu_clock else time.monotonic
+        if level == "expert":
+            return ExpertBot(seed, budget=b, clock=clock)
+        return IsmctsBot(seed, budget=b, clock=clock)
     return make_bot(level, seed)
 
 
@@ -77,13 +80,13 @@ class GameLog:
 
 def play_game(rules: Rules, a_level: str, b_level: str, a_even: bool, seed: int, stats: dict[str, LevelStats],
               budget: float | None = None, max_hands: int = MAX_HANDS_PER_GAME,
-              timer: Callable[[str, float, float], None] | None = None) -> GameLog:
+              timer: Callable[[str, float, float], None] | None = None, cpu_clock: bool = False) -> GameLog:
     """One game with A on the even sides (``a_even``) or the odd ones; updates ``stats``."""
     lay = rules.layout
     n = lay.n
     a_sides = {i for i in range(lay.sides_count) if (i % 2 == 0) == a_even}
     level_of_seat = [a_level if lay.side_of[s] in a_sides else b_level for s in range(n)]
-    bots = [build_bot(level_of_seat[s], seed * 101 + s, budget) for s in range(n)]
+    bots = [build_bot(level_of_seat[s], seed * 101 + s, budget, cpu_clock) for s in range(n)]
     clock = (lambda: 0.0) if rules.time_limit_minutes else None
     game = Game(rules, first_dealer=seed % n, shuffler=seeded_shuffler(seed), clock=clock)
     log = GameLog()
@@ -134,8 +137,10 @@ def play_game(rules: Rules, a_level: str, b_level: str, a_even: bool, seed: int,
 
 def run_arena(rules: Rules, a_level: str, b_level: str, deals: int, seed: int = 1, budget: float | None = None,
               progress: Callable[[int, int], None] | None = None,
-              timer: Callable[[str, float, float], None] | None = None) -> dict[str, Any]:
-    """Play duplicate games until ``deals`` hands have been played twice; the arena's JSON figures."""
+              timer: Callable[[str, float, float], None] | None = None, cpu_clock: bool = False) -> dict[str, Any]:
+    """Play duplicate games until ``deals`` hands have been played twice; the arena's JSON figures.
+
+    ``cpu_clock``: the searching levels count their budget in CPU time (see ``build_bot``)."""
     stats = {"A": LevelStats(), "B": LevelStats()}
     pairs: list[float] = []
     g = 0
@@ -145,15 +150,19 @@ def run_arena(rules: Rules, a_level: str, b_level: str, deals: int, seed: int = 
         g += 1
         left = deals - len(pairs)
         first = play_game(rules, a_level, b_level, True, game_seed, stats, budget, min(MAX_HANDS_PER_GAME, left),
-                          timer)
-        second = play_game(rules, a_level, b_level, False, game_seed, stats, budget, len(first.diffs) or 1, timer)
+                          timer, cpu_clock)
+        second = play_game(rules, a_level, b_level, False, game_seed, stats, budget, len(first.diffs) or 1, timer,
+                           cpu_clock)
         before = len(pairs)
         for x, y in zip(first.diffs, second.diffs, strict=False):
             pairs.append((x + y) / 2)
         idle = idle + 1 if len(pairs) == before else 0
         if progress is not None:
             progress(min(len(pairs), deals), deals)
-    return _result(a_level, b_level, len(pairs), math.fsum(pairs), math.fsum(x * x for x in pairs), stats)
+    out = _result(a_level, b_level, len(pairs), math.fsum(pairs), math.fsum(x * x for x in pairs), stats)
+    out["budget"] = budget
+    out["clock"] = "cpu" if cpu_clock else "wall"
+    return out
 
 
 def _result(a_level: str, b_level: str, n: int, total: float, total_sq: float,
@@ -201,7 +210,13 @@ def merge_arenas(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         for key in ("A", "B"):
             for f, value in r["counts"][key].items():
                 setattr(stats[key], f, getattr(stats[key], f) + int(value))
-    return _result(a, b, n, total, total_sq, stats)
+    out = _result(a, b, n, total, total_sq, stats)
+    for key in ("budget", "clock"):
+        values = {r.get(key) for r in results}
+        if len(values) > 1:
+            raise ValueError(f"cannot merge runs with different {key}s: {sorted(map(str, values))}")
+        out[key] = values.pop()
+    return out
 
 
 def decision_times(rules: Rules, level: str, hands: int, seed: int = 1, budget: float | None = None,

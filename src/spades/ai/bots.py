@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 from spades.ai.base import Decision, infer_bags, only_action
 from spades.ai.bidding import (
@@ -128,14 +129,18 @@ class ExpertBot(NormalBot):
 
     level = "expert"
 
-    def __init__(self, seed: int | None = None, budget: float = DEFAULT_BUDGET) -> None:
-        """An expert with ``budget`` seconds a card (when the caller gives no deadline)."""
+    def __init__(self, seed: int | None = None, budget: float = DEFAULT_BUDGET,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """An expert with ``budget`` seconds a card (when the caller gives no deadline), measured on
+        ``clock`` (the wall clock; ``time.thread_time`` gives every bot of a match the same CPU time on a
+        busy machine; a caller's deadline is always on the wall clock)."""
         super().__init__(seed)
         self.budget = budget
+        self.clock = clock
 
     def _deadline(self, deadline: float | None, factor: float = 1.0) -> float:
-        own = time.monotonic() + self.budget * factor
-        if deadline is None:
+        own = self.clock() + self.budget * factor
+        if deadline is None or self.clock is not time.monotonic:
             return own
         # Keep a margin for the caller before a hard deadline.
         return min(own, deadline - 0.02)
@@ -155,7 +160,8 @@ class ExpertBot(NormalBot):
         if chooser.firm:
             return Decision(Play(view.seat, rule_card), rule_why)
         card, stats = pimc_play(view, k, totals, bags, self._deadline(deadline), self.rng, prior=rule_card,
-                                min_worlds=2 if self.budget < 0.02 else 8, hard_deadline=self._hard(deadline))
+                                min_worlds=2 if self.budget < 0.02 else 8, hard_deadline=self._hard(deadline),
+                                clock=self.clock)
         if card == rule_card or stats.worlds == 0 or len(stats.means) == 1:
             why = rule_why
         else:
@@ -178,7 +184,7 @@ class ExpertBot(NormalBot):
         rule_action, rule_why = choose_bid(view, totals, bags)
         k = Knowledge.from_view(view)
         best, _, nil_rate, worlds = pimc_bid(view, k, totals, bags, self._deadline(deadline, 2.0), self.rng,
-                                             numbers_only=True, hard_deadline=self._hard(deadline))
+                                             numbers_only=True, hard_deadline=self._hard(deadline), clock=self.clock)
         if worlds == 0:
             return Decision(rule_action, rule_why)
         rule_nil = isinstance(rule_action, Bid) and rule_action.value.is_nil
@@ -198,18 +204,21 @@ class IsmctsBot(NormalBot):
 
     level = "ismcts"
 
-    def __init__(self, seed: int | None = None, budget: float = DEFAULT_BUDGET) -> None:
-        """A baseline searcher with ``budget`` seconds a card."""
+    def __init__(self, seed: int | None = None, budget: float = DEFAULT_BUDGET,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """A baseline searcher with ``budget`` seconds a card, measured on ``clock`` (as ``ExpertBot``)."""
         super().__init__(seed)
         self.budget = budget
+        self.clock = clock
 
     def play(self, view: HandView, totals: tuple[int, ...], bags: tuple[int, ...],
              deadline: float | None) -> Decision:
         """The most visited card of the search tree."""
         assert view.seat is not None
         k = Knowledge.from_view(view)
-        end = time.monotonic() + self.budget
-        if deadline is not None:
+        end = self.clock() + self.budget
+        if deadline is not None and self.clock is time.monotonic:
             end = min(end, deadline - 0.02)
-        card, iterations = ismcts_play(view, k, totals, bags, end, self.rng)
+        card, iterations = ismcts_play(view, k, totals, bags, end, self.rng, clock=self.clock,
+                                       hard_deadline=None if deadline is None else deadline - 0.02)
         return Decision(Play(view.seat, card), f"ISMCTS, {iterations} iterations")

@@ -88,6 +88,9 @@ def arena_cmd(
     rules: Annotated[str | None, typer.Option("--rules", help="a preset name or JSON rules")] = None,
     sets: Annotated[list[str] | None, typer.Option("--set", help="override an option: name=value")] = None,
     budget: BudgetOpt = None,
+    cpu_clock: Annotated[bool, typer.Option(
+        "--cpu-clock", help="count the searching levels' budget in CPU time, not wall time (fair on a busy machine)",
+    )] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Levels A and B play the same deals twice with seats swapped (duplicate): A minus B per hand."""
@@ -98,7 +101,7 @@ def arena_cmd(
     r, _ = rules_from_cli(rules, sets)
     show = not as_json or sys.stderr.isatty()
     with _progress(show, f"{a} vs {b}") as update:
-        result = run_arena(r, a, b, deals, seed=seed, budget=budget, progress=update)
+        result = run_arena(r, a, b, deals, seed=seed, budget=budget, progress=update, cpu_clock=cpu_clock)
     if as_json:
         typer.echo(json.dumps(result))
         return

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from spades.ai.bidding import estimate_tricks
@@ -89,13 +89,16 @@ class SearchStats:
 
 def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[int], deadline: float,
               rng: random.Random, prior: int | None = None, max_worlds: int = 400, min_worlds: int = 8,
-              margin: float = 2.0, hard_deadline: float | None = None) -> tuple[int, SearchStats]:
+              margin: float = 2.0, hard_deadline: float | None = None,
+              clock: Callable[[], float] = time.monotonic) -> tuple[int, SearchStats]:
     """The expert's card: the best mean utility over deals sampled until ``deadline``.
 
     With a ``prior`` (the rule-based choice) the search keeps it unless another card beats it, deal
     by deal, by more than ``margin`` points and two standard errors of the paired difference: the
     rules of thumb are right far more often than a few dozen noisy deals can show otherwise.
     At least ``min_worlds`` deals are searched unless the caller's ``hard_deadline`` comes first.
+    ``deadline`` is read on ``clock`` (the wall clock, or a CPU clock for fair matches on a busy
+    machine); ``hard_deadline`` always on ``time.monotonic``.
     """
     assert v.seat is not None
     legal = 0
@@ -118,8 +121,8 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
     count = dict.fromkeys(cands, 0)
     live = list(cands)
     while stats.worlds < max_worlds:
-        now = time.monotonic()
-        if (stats.worlds >= min_worlds and now >= deadline) or (hard_deadline is not None and now >= hard_deadline):
+        if (stats.worlds >= min_worlds and clock() >= deadline) or (
+                hard_deadline is not None and time.monotonic() >= hard_deadline):
             break
         deal = k.sample(rng, bids_weight=v)
         base = hand_from_view(v, world_hands(v, k, deal))
@@ -181,7 +184,8 @@ def _settled(dsum: dict[int, float], dsq: dict[int, float], count: dict[int, int
 
 def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[int], deadline: float,
              rng: random.Random, max_worlds: int = 160, numbers_only: bool = False,
-             hard_deadline: float | None = None) -> tuple[BidValue, float, float, int]:
+             hard_deadline: float | None = None,
+             clock: Callable[[], float] = time.monotonic) -> tuple[BidValue, float, float, int]:
     """The expert's bid by simulation: (best bid, its expected utility, nil success rate, deals).
 
     ``numbers_only``: choose among number bids (the nil success rate is still measured)."""
@@ -199,7 +203,7 @@ def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[in
     results_nil: list[tuple[list[BidValue | None], list[int]]] = []
     worlds = 0
     nil_made = 0
-    while worlds < max_worlds and (worlds < 6 or time.monotonic() < deadline):
+    while worlds < max_worlds and (worlds < 6 or clock() < deadline):
         if hard_deadline is not None and time.monotonic() >= hard_deadline:
             break
         deal = k.sample(rng, bids_weight=v)
@@ -273,8 +277,11 @@ class _Node:
 
 
 def ismcts_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[int], deadline: float,
-                rng: random.Random, exploration: float = 0.7, max_iterations: int = 100_000) -> tuple[int, int]:
-    """SO-ISMCTS with random roll-outs: (card, iterations)."""
+                rng: random.Random, exploration: float = 0.7, max_iterations: int = 100_000,
+                clock: Callable[[], float] = time.monotonic,
+                hard_deadline: float | None = None) -> tuple[int, int]:
+    """SO-ISMCTS with random roll-outs: (card, iterations). ``deadline`` is read on ``clock``,
+    ``hard_deadline`` (the caller's) on ``time.monotonic``."""
     assert v.seat is not None
     lay = v.rules.layout
     legal = 0
@@ -287,7 +294,9 @@ def ismcts_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence
     root = _Node(lay.side_of[v.seat])
     iterations = 0
     scale = 100.0
-    while iterations < max_iterations and (iterations < 16 or time.monotonic() < deadline):
+    while iterations < max_iterations and (iterations < 16 or clock() < deadline):
+        if hard_deadline is not None and time.monotonic() >= hard_deadline:
+            break
         iterations += 1
         deal = k.sample(rng)
         h = hand_from_view(v, world_hands(v, k, deal))
@@ -327,3 +336,4 @@ def ismcts_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence
             nd.total += util[nd.side]
     best = max(root.children.items(), key=lambda kv: (kv[1].visits, -kv[0]))[0]
     return best, iterations
+
