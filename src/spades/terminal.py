@@ -17,7 +17,7 @@ from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdea
 from spades.core.cards import card_name, card_text, parse_face
 from spades.core.errors import SpadesError
 from spades.core.game import Game, seeded_shuffler
-from spades.core.hand import Phase
+from spades.core.hand import Hand, Phase
 from spades.core.record import parse_bid
 from spades.core.rules import Rules
 from spades.core.view import HandView, view_hand
@@ -102,14 +102,20 @@ def play_terminal(rules: Rules, seat: int, seed: int | None, level: str, console
                   + ", ".join("+".join(names[s] for s in side) for side in rules.layout.sides))
     seen_results = 0
     shown_tricks = 0
+    shown_passes = 0
     while not game.over:
         hand = game.hand
         v = view_hand(hand, seat)
-        if len(hand.tricks) > shown_tricks:
-            for t in hand.tricks[shown_tricks:]:
-                cards = "  ".join(f"{names[s]}: {pretty(c)}" for s, c in t.cards)
-                console.print(f"Trick {shown_tricks + 1}: {cards}  -> [bold]{names[t.winner]}[/]")
-                shown_tricks += 1
+        for giver, receiver, cards in v.passes[shown_passes:]:
+            # The cards handed to the human, as they would pick them up at the table (others' passes stay
+            # face down: the view gives their cards only to the two seats of the exchange).
+            if receiver == seat and cards is not None:
+                shown = " ".join(pretty(c) for c in sort_for_display(rules, cards))
+                console.print(f"{names[giver]} passed you: {shown}")
+            elif giver != seat:
+                console.print(f"{names[giver]} passes cards face down to {names[receiver]}")
+        shown_passes = len(v.passes)
+        shown_tricks = _show_tricks(console, hand, shown_tricks, names)
         if hand.to_act == seat:
             show(console, v, names)
             while True:
@@ -128,10 +134,19 @@ def play_terminal(rules: Rules, seat: int, seed: int | None, level: str, console
             game.apply(d.action)
             if isinstance(d.action, Bid):
                 console.print(f"{names[d.action.seat]} bids {d.action.value.text()}")
+            elif isinstance(d.action, Accept):
+                console.print(f"{names[d.action.seat]} lets the side's total stand")
+            elif isinstance(d.action, Misdeal):
+                console.print(f"{names[d.action.seat]} calls a misdeal")
+            elif isinstance(d.action, Discard):
+                console.print(f"{names[d.action.seat]} (the dealer) discards {len(d.action.cards)} cards face down")
         if len(game.results) > seen_results:
             res = game.results[seen_results]
+            # The next hand is dealt as soon as one ends: show the finished hand's last trick(s) first.
+            _show_tricks(console, game.hands[seen_results], shown_tricks, names)
             seen_results += 1
             shown_tricks = 0
+            shown_passes = 0
             if res.misdeal:
                 console.print("[bold]Misdeal called: the same dealer deals again.[/]")
                 continue
@@ -141,6 +156,14 @@ def play_terminal(rules: Rules, seat: int, seed: int | None, level: str, console
     assert game.winner is not None
     console.print("[bold]Game over.[/] Winner: " + "+".join(names[s] for s in rules.layout.sides[game.winner]))
     return game
+
+
+def _show_tricks(console: Console, hand: Hand, shown: int, names: list[str]) -> int:
+    """Print the hand's tricks from number ``shown`` on; returns how many are shown now."""
+    for i, t in enumerate(hand.tricks[shown:], start=shown + 1):
+        cards = "  ".join(f"{names[s]}: {pretty(c)}" for s, c in t.cards)
+        console.print(f"Trick {i}: {cards}  -> [bold]{names[t.winner]}[/]")
+    return max(shown, len(hand.tricks))
 
 
 def hint_text(game: Game, seat: int) -> str:
