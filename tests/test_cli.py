@@ -82,6 +82,25 @@ def test_score_with_rules_and_overrides(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["totals"] == [53, 40]
 
 
+def test_score_a_timed_game_ends_after_the_hand_marked_time_up(tmp_path: Path) -> None:
+    doc = {"hands": [{"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3]},
+                     {"bids": [3, 3, 3, 3], "tricks": [3, 4, 3, 3], "time_up": True}]}
+    result = run("score", write(tmp_path, doc), "--rules", "casual", "--set", "time_limit_minutes=20", "--json")
+    assert json.loads(result.stdout)["winner"] is None  # tied at the end of time: the game goes on
+    doc["hands"].append({"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3]})
+    result = run("score", write(tmp_path, doc), "--rules", "casual", "--set", "time_limit_minutes=20", "--json")
+    assert json.loads(result.stdout)["winner"] == 0
+    line = one_line_error(run("score", write(tmp_path, doc), "--rules", "casual"))
+    assert "time_limit_minutes" in line and "hand 1" in line
+
+
+def test_score_refuses_a_side_under_min_side_bid(tmp_path: Path) -> None:
+    doc = {"hands": [{"bids": [1, 2, 1, 3], "tricks": [4, 3, 3, 3]}]}
+    line = one_line_error(run("score", write(tmp_path, doc), "--rules", "tournament"))
+    assert line == "error: hand 0: side 0: its contract is 2, and min_side_bid is 4"
+    assert run("score", write(tmp_path, doc), "--rules", "tournament", "--set", "min_side_bid=0").exit_code == 0
+
+
 def test_score_winner_is_a_side_index(tmp_path: Path) -> None:
     doc = {"rules": {"target": 100}, "hands": [{"bids": [3, 4, 3, 3], "tricks": [3, 4, 3, 3]},
                                                 {"bids": [3, 4, 3, 3], "tricks": [3, 4, 3, 3]}]}

@@ -204,3 +204,51 @@ def test_per_side_with_team_bidding_and_a_bidless_first_hand() -> None:
     assert sheet.totals == [90, 170]
     with pytest.raises(ScoreSheetError, match="not both"):
         sheet.add_entry({"sides": [], "tricks": [1, 2, 3, 4]})
+
+
+@pytest.mark.parametrize(
+    ("spec", "bids", "message"),
+    [
+        ({"min_side_bid": 4}, [2, 3, 1, 3], "side 0: its contract is 3, and min_side_bid is 4"),
+        ({"min_side_bid": 4}, ["nil", 3, "nil", 3], "side 0: its contract is 0"),
+        ({"min_side_bid": 4}, ["nil", 3, 3, 3], "side 0: its contract is 3"),
+        ({"max_side_bid": 10}, [6, 3, 5, 3], "side 0: its contract is 11, and max_side_bid is 10"),
+        ({"preset": "cutthroat", "min_side_bid": 4}, [4, "nil", 4, 5], "side 1: its contract is 0"),
+        ("suicide", [4, "nil", 5, "nil"], "side 0: in suicide exactly one partner bids nil, not 0"),
+        ({"forced_bids": "suicide"}, ["nil", 4, "nil", 5], "side 0: in suicide exactly one partner bids nil, not 2"),
+        ("tournament", [1, 2, 2, 3], "side 0: its contract is 3"),
+    ],
+    ids=lambda x: str(x),
+)
+def test_bids_the_rules_forbid_between_partners_are_refused(spec: object, bids: list[object], message: str) -> None:
+    # min_side_bid, max_side_bid and suicide are played in the engine's bidding; the sheet holds typed-in
+    # bids to them too, rather than score a hand that could not have been bid.
+    sheet = ScoreSheet(load_rules(spec))
+    with pytest.raises(ScoreSheetError, match=message):
+        sheet.add_hand(bids, [4, 3, 3, 3])
+    assert sheet.hands == [] and sheet.totals == [0] * len(sheet.totals)
+
+
+def test_bids_within_the_side_limits_score() -> None:
+    sheet = ScoreSheet(load_rules({"min_side_bid": 4, "max_side_bid": 10}))
+    sheet.add_hand(["nil", 3, 4, 7], [0, 3, 5, 5])
+    assert sheet.totals == [141, -100]  # nil 100 + 40 + 1 bag; 10 bid, 8 taken
+    suicide = ScoreSheet(load_rules("suicide"))
+    suicide.add_hand(["nil", 5, 4, "nil"], [0, 6, 4, 3])
+    assert suicide.totals == [140, -46]  # 5 made with 6, and the failed nil: 50 + 1 + 3 bags - 100
+
+
+def test_time_up_is_typed_in_with_the_hand() -> None:
+    sheet = ScoreSheet(load_rules({"time_limit_minutes": 30}))
+    sheet.add_entry({"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3]})
+    assert not sheet.over
+    sheet.add_entry({"sides": [{"bid": 6, "tricks": 7}, {"bid": 6, "tricks": 6}], "time_up": True})
+    assert sheet.over and sheet.winner == 0
+    with pytest.raises(ScoreSheetError, match="true or false"):
+        ScoreSheet(load_rules({"time_limit_minutes": 30})).add_entry(
+            {"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3], "time_up": "yes"})
+    # Only a timed game has a time to run out.
+    untimed = ScoreSheet(load_rules("standard"))
+    with pytest.raises(ScoreSheetError, match="time_limit_minutes"):
+        untimed.add_entry({"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3], "time_up": True})
+    assert untimed.hands == []

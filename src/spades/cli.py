@@ -105,7 +105,8 @@ def print_report(rules: Rules, report: dict[str, Any], title: str) -> None:
 @app.command()
 def score(file: Path, rules: RulesOpt = None, sets: SetOpt = None, as_json: JsonOpt = False) -> None:
     """A score sheet from typed-in hands: {"rules": ..., "hands": [{"bids": [...], "tricks": [...]}]}, or per
-    side: {"sides": [{"bid": 7, "tricks": 8, "nil": [{"seat": 1, "bid": "nil", "tricks": 0}]}, ...]}."""
+    side: {"sides": [{"bid": 7, "tricks": 8, "nil": [{"seat": 1, "bid": "nil", "tricks": 0}]}, ...]}; a timed
+    game's hand in which the time ran out adds "time_up": true."""
     data = read_json_file(file)
     if not isinstance(data, dict) or not isinstance(data.get("hands"), list):
         fail(f"{file} must be an object with a list of hands: {{\"rules\": ..., \"hands\": [...]}}")

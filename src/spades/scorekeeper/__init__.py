@@ -36,6 +36,8 @@ class ScoreSheet:
     bags: list[int] = field(default_factory=list)
     over: bool = False
     winner: int | None = None
+    time_up: bool = False
+    """A timed game's time has run out (in a hand entered with ``time_up``)."""
 
     def __post_init__(self) -> None:
         k = self.rules.layout.sides_count
@@ -53,6 +55,8 @@ class ScoreSheet:
         r = self.rules
         if self.over:
             raise ScoreSheetError("the game is already over", i)
+        if time_up and r.time_limit_minutes is None:
+            raise ScoreSheetError("time_up is for a timed game (set time_limit_minutes)", i)
         bidless = not r.first_hand_bids and i == 0
         if not isinstance(tricks, list | tuple) or len(tricks) != lay.n:
             raise ScoreSheetError(f"tricks must list {lay.n} numbers, one per seat", i)
@@ -93,19 +97,23 @@ class ScoreSheet:
                 given = parsed[partner] if partner is not None else None
                 if pv is None and (given is None or given.is_nil):
                     raise ScoreSheetError(f"seat {seat}: a bid is needed unless the partner gave the side's total", i)
+            _check_side_bids(r, parsed, i)
         sides = score_hand(r, parsed, list(tricks), self.bags)
         self.hands.append(sides)
         for k, s in enumerate(sides):
             self.totals[k] += s.points
             self.bags[k] = s.bags_total
-        self.over, self.winner = game_outcome(r, self.totals, time_up)
+        # Time that ran out stays out: after a tie at the end of time, the next untied hand ends the game.
+        self.time_up = self.time_up or time_up
+        self.over, self.winner = game_outcome(r, self.totals, self.time_up)
         return sides
 
     def add_entry(self, entry: Any) -> tuple[SideScore, ...]:
         """Score one hand as typed in: per seat ``{"bids": [...], "tricks": [...]}``, or per side
         ``{"sides": [{"bid": 7, "tricks": 8, "nil": [{"seat": 1, "bid": "nil", "tricks": 0}]}, ...]}``
-        (see ``seats_from_sides``). Raises ``ScoreSheetError`` and changes nothing when it cannot be
-        scored."""
+        (see ``seats_from_sides``); either may add ``"time_up": true`` when a timed game's time ran out in
+        that hand. Raises ``ScoreSheetError`` and changes nothing when it cannot be scored (bids the rules
+        do not allow included: blind bids, ``min_side_bid``, ``max_side_bid``, suicide's one nil a side)."""
         i = len(self.hands)
         if not isinstance(entry, dict):
             raise ScoreSheetError("a hand is an object with bids and tricks per seat, or sides", i)
@@ -114,10 +122,10 @@ class ScoreSheet:
                 raise ScoreSheetError("a hand is entered per seat (bids, tricks) or per side (sides), not both", i)
             bidless = not self.rules.first_hand_bids and i == 0
             bids, tricks = seats_from_sides(self.rules, entry["sides"], bidless, i)
-            return self.add_hand(bids, tricks)
+            return self.add_hand(bids, tricks, _time_up(entry, i))
         if "tricks" not in entry:
             raise ScoreSheetError("a hand is an object with bids and tricks per seat, or sides", i)
-        return self.add_hand(entry.get("bids"), entry["tricks"])
+        return self.add_hand(entry.get("bids"), entry["tricks"], _time_up(entry, i))
 
     def to_dict(self) -> dict[str, Any]:
         """The sheet as ``spades score --json`` prints it."""
@@ -131,6 +139,31 @@ class ScoreSheet:
                             "lines": [[ln.text, ln.points] for ln in s.lines]})
             out_hands.append({"sides": row})
         return {"hands": out_hands, "totals": list(self.totals), "winner": self.winner}
+
+
+def _time_up(entry: dict[str, Any], hand: int) -> bool:
+    # A timed game (time_limit_minutes) ends after the hand in which the time ran out: the hand says so.
+    value = entry.get("time_up", False)
+    if not isinstance(value, bool):
+        raise ScoreSheetError(f"time_up is true or false, not {str(value)[:20]!r}", hand)
+    return value
+
+
+def _check_side_bids(rules: Rules, bids: Sequence[BidValue | None], hand: int) -> None:
+    """The bids the rules forbid between partners: a side's contract below ``min_side_bid`` or above
+    ``max_side_bid``, and in ``suicide`` a partnership without exactly one nil (the engine offers no such bid)."""
+    for k, seats in enumerate(rules.layout.sides):
+        contract = sum(b.tricks for s in seats if (b := bids[s]) is not None)
+        if contract < rules.min_side_bid:
+            raise ScoreSheetError(f"side {k}: its contract is {contract}, and min_side_bid is {rules.min_side_bid}",
+                                  hand)
+        if rules.max_side_bid is not None and contract > rules.max_side_bid:
+            raise ScoreSheetError(f"side {k}: its contract is {contract}, and max_side_bid is {rules.max_side_bid}",
+                                  hand)
+        if rules.forced_bids == "suicide" and len(seats) == 2:
+            nils = sum(1 for s in seats if (b := bids[s]) is not None and b.is_nil)
+            if nils != 1:
+                raise ScoreSheetError(f"side {k}: in suicide exactly one partner bids nil, not {nils}", hand)
 
 
 def _count(value: Any, what: str, most: int, hand: int) -> int:
