@@ -107,6 +107,14 @@ def test_rules_error_and_bidless_first_hand(client: TestClient) -> None:
     assert data["ok"] and data["totals"] == [70, 60] and data["next_hand_bids"]
 
 
+def test_score_a_timed_game_ends_after_the_hand_marked_time_up(client: TestClient) -> None:
+    hands = [{"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3]}]
+    assert score(client, hands, {"time_limit_minutes": 30})["winner"] is None
+    hands.append({"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3], "time_up": True})
+    assert score(client, hands, {"time_limit_minutes": 30})["winner"] == 0
+    assert "time_limit_minutes" in score(client, hands)["error"]["reason"]
+
+
 def test_score_refuses_a_malformed_body(client: TestClient) -> None:
     r = client.post("/api/score", json={"hands": "many"})
     assert r.status_code == 422

@@ -88,11 +88,13 @@ class RulesCheck(BaseModel):
 class ScoreHand(BaseModel):
     """One hand as typed in at a table: per-seat bids (``3``, ``"nil"``, ``"blind nil"``, ``"blind 6"``;
     ``null`` for a hand played without bids) and per-seat tricks, or per side
-    (``ScoreSheet.add_entry``, ``seats_from_sides``): each side's bid, tricks and nil bids."""
+    (``ScoreSheet.add_entry``, ``seats_from_sides``): each side's bid, tricks and nil bids. ``time_up``: a
+    timed game's time ran out in this hand (the game ends after it)."""
 
     bids: list[Any] | None = None
     tricks: list[Any] | None = None
     sides: list[Any] | None = Field(default=None, max_length=16)
+    time_up: bool | None = None
 
 
 class HandScoreRequest(BaseModel):
