@@ -157,6 +157,36 @@ def test_a_misdeal_call_by_the_human_redeals() -> None:
     pytest.fail("the human never held a hand that may call a misdeal")
 
 
+def test_a_timed_game_ends_after_the_hand_in_which_the_time_runs_out() -> None:
+    # The clock is injected: a minute passes at each of the human's answers (a bid and 13 cards a hand), and
+    # the game has 20.
+    rules = load_rules({"time_limit_minutes": 20, "target": 10000, "lose_at": -10000})
+    now = [0.0]
+    screen = Screen()
+    rng = random.Random(4)
+
+    def ask(_prompt: str) -> str:
+        now[0] += 60
+        reply = answer(screen.new(), rng)
+        assert reply is not None
+        return reply
+
+    game = play_terminal(rules, seat=0, seed=4, level="random", console=screen.console, ask=ask, clock=lambda: now[0])
+    assert game.over and game.winner is not None
+    # 14 minutes after the first hand, 28 after the second: the time ran out in the second hand.
+    tied = [i for i, r in enumerate(game.results) if i >= 1 and len(set(_totals(game, i + 1))) == 1]
+    assert len(game.results) == 2 + len(tied)
+    assert "Time left: 6:00" in screen.text
+    assert "Time is up" in screen.text
+
+
+def _totals(game: Game, hands: int) -> list[int]:
+    t = [0] * len(game.totals)
+    for r in game.results[:hands]:
+        t = [a + s.points for a, s in zip(t, r.sides, strict=True)]
+    return t
+
+
 def test_passed_cards_are_shown_to_the_receiver_only() -> None:
     game, text, _ = play({"nil_pass": 2}, 1, prefer=("nil",))
     mine = [(giver, cards) for h in game.hands for giver, to, cards in h.passes if to == 0]

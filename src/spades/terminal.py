@@ -89,12 +89,13 @@ def parse_command(text: str, v: HandView) -> Action:
 
 
 def play_terminal(rules: Rules, seat: int, seed: int | None, level: str, console: Console,
-                  ask: Callable[[str], str] = input) -> Game:
-    """Play one game with the human in ``seat`` and computer players elsewhere."""
+                  ask: Callable[[str], str] = input, clock: Callable[[], float] | None = None) -> Game:
+    """Play one game with the human in ``seat`` and computer players elsewhere. ``clock`` (seconds, default
+    ``time.monotonic``) times a game with ``time_limit_minutes``."""
     seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
     n = rules.layout.n
     bots = {s: make_bot(level, seed + s) for s in range(n) if s != seat}
-    clock = time.monotonic if rules.time_limit_minutes else None
+    clock = (clock or time.monotonic) if rules.time_limit_minutes else None
     game = Game(rules, first_dealer=seed % n, shuffler=seeded_shuffler(seed), clock=clock)
     names = ["You" if s == seat else f"Seat {s}" for s in range(n)]
     console.print("Type ? (or hint) at your turn for the computer's suggestion.")
@@ -153,6 +154,10 @@ def play_terminal(rules: Rules, seat: int, seed: int | None, level: str, console
             console.print("[bold]Hand over.[/] " + "; ".join(
                 f"{'+'.join(names[s] for s in side)}: {sc.points:+d} (total {tot}, bags {sc.bags_total})"
                 for side, sc, tot in zip(rules.layout.sides, res.sides, _running(game, seen_results), strict=True)))
+            if clock is not None and rules.time_limit_minutes is not None:
+                left = 60 * rules.time_limit_minutes - (clock() - game.started_at)
+                console.print(f"Time left: {int(left) // 60}:{int(left) % 60:02d}" if left > 0 else
+                              "Time is up: the game ends with this hand unless first place is tied.")
     assert game.winner is not None
     console.print("[bold]Game over.[/] Winner: " + "+".join(names[s] for s in rules.layout.sides[game.winner]))
     return game
