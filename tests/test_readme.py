@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from spades.cli import app
 from spades.core import RulesError
-from spades.variants import PRESETS, load_rules
+from spades.variants import PRESETS, load_rules, parse_overrides
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 TEXT = README.read_text(encoding="utf-8") if README.exists() else ""
@@ -56,5 +56,5 @@ def test_the_rules_examples_load() -> None:
     for spec in re.findall(r"--rules '(\{.*?\})'", TEXT):
         load_rules(spec)
     for preset, sets in re.findall(r"spades \w+ (?:\S+ )?--rules (\w[\w-]*)((?: --set \S+)*)", TEXT):
-        overrides = dict(s.split("=", 1) for s in re.findall(r"--set (\S+)", sets))
-        load_rules({"preset": preset, **{k: json.loads(v) for k, v in overrides.items()}})
+        overrides = parse_overrides(re.findall(r"--set (\S+)", sets))  # as the command reads them
+        load_rules({"preset": preset, **overrides})
