@@ -128,7 +128,8 @@ def score_cases() -> list[Any]:
 
 @pytest.mark.parametrize("case", score_cases())
 def test_score_command_agrees_with_the_scoring_tables(tmp_path: Path, case: dict[str, Any]) -> None:
-    doc = {"rules": case["rules"], "hands": [{"bids": h["bids"], "tricks": h["tricks"]} for h in case["hands"]]}
+    doc = {"rules": case["rules"], "hands": [{k: h[k] for k in ("bids", "tricks", "time_up") if k in h}
+                                             for h in case["hands"]]}
     result = run("score", write(tmp_path, doc), "--json")
     blind = any(isinstance(b, str) and b.startswith("blind") for h in case["hands"] for b in h["bids"] or [])
     if result.exit_code == 2 and blind:
@@ -139,6 +140,8 @@ def test_score_command_agrees_with_the_scoring_tables(tmp_path: Path, case: dict
     got = [[{"points": s["points"], "bags": s["bags"]} for s in h["sides"]] for h in json.loads(result.stdout)["hands"]]
     want = [[{"points": e["points"], "bags": e["bags"]} for e in h["expect"]] for h in case["hands"]]
     assert got == want
+    if "winner" in case:
+        assert json.loads(result.stdout)["winner"] == case["winner"]
 
 
 @pytest.mark.parametrize(

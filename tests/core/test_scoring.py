@@ -51,7 +51,8 @@ def test_scoring_table(case: dict[str, Any]) -> None:
     n = rules.layout.n
     bags = list(case.get("bags_before", [0] * rules.layout.sides_count))
     totals = [0] * rules.layout.sides_count
-    for hand in case["hands"]:
+    time_up = False
+    for i, hand in enumerate(case["hands"]):
         assert len(hand["tricks"]) == n and sum(hand["tricks"]) == rules.layout.hand_size, "bad table row"
         sides = score_hand(rules, parse_bids(hand["bids"]), hand["tricks"], bags)
         got = [{"points": s.points, "bags": s.bags_total} for s in sides]
@@ -63,6 +64,12 @@ def test_scoring_table(case: dict[str, Any]) -> None:
             bags[k] = s.bags_total
             if "total" in hand["expect"][k]:
                 assert totals[k] == hand["expect"][k]["total"]
+        # The end of the game: no row follows it, and a case's 'winner' is the side that won (null: going on).
+        time_up = time_up or hand.get("time_up", False)
+        over, winner = game_outcome(rules, totals, time_up)
+        assert not over or i == len(case["hands"]) - 1, "a hand after the end of the game"
+    if "winner" in case:
+        assert (over, winner) == (case["winner"] is not None, case["winner"])
 
 
 def test_worked_hand_lines_explain_the_points() -> None:
