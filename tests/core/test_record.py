@@ -182,3 +182,33 @@ def test_parse_bid(text: Any, want: tuple[int, bool]) -> None:
 def test_parse_bid_refuses(text: Any) -> None:
     with pytest.raises(ValueError):
         parse_bid(text)
+
+
+def test_a_timed_game_records_the_hand_in_which_the_time_ran_out() -> None:
+    # The clock is the producer's: the record says in which hand the time ran out ("time_up": true), so a
+    # replay ends where the game ended (before, a timed game's record replayed to "no winner yet").
+    rules = load_rules({"time_limit_minutes": 30, "target": 10000, "lose_at": -10000})
+    for seed in range(6):
+        game = play_game(rules, seed)  # ten minutes a hand: the time runs out in the fourth hand
+        assert game.over and game.time_up_hand is not None
+        rec = record_of(game, {"preset": "standard", "time_limit_minutes": 30, "target": 10000, "lose_at": -10000})
+        marked = [i for i, hd in enumerate(rec["hands"]) if hd.get("time_up")]
+        assert marked == [game.time_up_hand]
+        again = read_record(json.dumps(rec))
+        assert (again.over, again.winner, again.totals) == (True, game.winner, game.totals)
+        assert record_of(again, rec["rules"]) == rec
+        # Without the mark the record is a game still going.
+        del rec["hands"][marked[0]]["time_up"]
+        unmarked = read_record(json.dumps(rec))
+        assert not unmarked.over and unmarked.winner is None
+
+
+@pytest.mark.parametrize(("rules", "value"), [({"time_limit_minutes": 30}, "yes"), ("standard", True)])
+def test_time_up_only_true_and_only_in_a_timed_game(rules: Any, value: Any) -> None:
+    game = play_game(load_rules({"time_limit_minutes": 30}), 1)
+    rec = record_of(game, {"preset": "standard", "time_limit_minutes": 30})
+    rec["rules"] = rules
+    rec["hands"][0]["time_up"] = value
+    with pytest.raises(RecordError, match="time_up") as e:
+        read_record(json.dumps(rec))
+    assert e.value.hand == 0

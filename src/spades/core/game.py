@@ -80,6 +80,8 @@ class Game:
         self.winner: int | None = None
         """The winning side's index once the game is over."""
         self.over = False
+        self.time_up_hand: int | None = None
+        """A timed game: the index of the hand in which the time ran out (``None`` while there is time)."""
         if shuffler is not None:
             self.start_hand()
 
@@ -164,8 +166,11 @@ class Game:
 
     def _check_end(self) -> None:
         r = self.rules
-        time_up = (r.time_limit_minutes is not None and self.clock is not None
-                   and self.clock() - self.started_at >= 60 * r.time_limit_minutes)
+        time_up = self.time_up_hand is not None or (
+            r.time_limit_minutes is not None and self.clock is not None
+            and self.clock() - self.started_at >= 60 * r.time_limit_minutes)
+        if time_up and self.time_up_hand is None:
+            self.time_up_hand = len(self.hands) - 1
         self.over, self.winner = game_outcome(r, self.totals, time_up)
 
     # ------------------------------------------------------------------ reading

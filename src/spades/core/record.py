@@ -61,6 +61,7 @@ def game_from_record(data: dict[str, Any], load_rules: RulesLoader) -> Game:
         if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
             raise RecordError(f"dealer must be a seat from 0 to {n - 1}, not {dealer!r}", hi)
         if game is None:
+            # A timed game's clock is the record's word: it stands still until a hand says "time_up".
             game = Game(rules, first_dealer=dealer, clock=(lambda: 0.0) if rules.time_limit_minutes else None)
         if game.over:
             raise RecordError("the game was already over before this hand", hi)
@@ -68,8 +69,14 @@ def game_from_record(data: dict[str, Any], load_rules: RulesLoader) -> Game:
             raise RecordError("the previous hand is not finished", hi)
         if dealer != game.next_dealer:
             raise RecordError(f"seat {game.next_dealer} deals this hand, not seat {dealer}", hi)
+        time_up = hd.get("time_up", False)
+        if time_up is not False and (time_up is not True or rules.time_limit_minutes is None):
+            raise RecordError("time_up is true, in a timed game (time_limit_minutes), on the hand in which the "
+                              "time ran out", hi)
         order = _deal_order(rules, hd, dealer, hi)
         hand = game.start_hand(order)
+        if time_up:
+            game.time_up_hand = hi
         actions = hd.get("actions", [])
         if not isinstance(actions, list):
             raise RecordError("actions must be a list", hi)
@@ -229,6 +236,8 @@ def record_of(game: Game, rules_spec: Any, players: Sequence[str] | None = None,
                 if hand.rules.dealer_discard == 0 and hand.out:
                     hd["out"] = [card_text(c) for c in sorted(_bits(hand.out), key=lambda c: (c % FACES_PER_PACK, c))]
         hd["actions"] = [action_to_dict(a) for a in hand.actions if not isinstance(a, Look | Accept)]
+        if game.time_up_hand == len(hands):
+            hd["time_up"] = True  # a timed game's time ran out in this hand: the game ends after it (or a tie)
         hands.append(hd)
     out["hands"] = hands
     return out
