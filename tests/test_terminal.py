@@ -245,3 +245,15 @@ def test_spades_play_through_a_pipe() -> None:
     assert proc.wait(30) == 0
     assert b"Game over. Winner:" in seen
     assert b"Trick 13:" in seen
+
+
+@pytest.mark.parametrize(("spec", "dealer", "want"), [("casual", 3, "Hint:[/] look - "),
+                                                       ("two-handed", 1, "Hint:[/] draw "),
+                                                       ("jokers-54", 0, "Hint:[/] discard ")])
+def test_the_hint_names_the_action_as_it_is_typed(spec: str, dealer: int, want: str) -> None:
+    from spades.core.game import seeded_shuffler
+    from spades.terminal import hint_text
+
+    game = Game(load_rules(spec), first_dealer=dealer, shuffler=seeded_shuffler(3))
+    text = hint_text(game, game.hand.to_act)
+    assert want in text and "True" not in text

@@ -178,7 +178,9 @@ def hint_text(game: Game, seat: int) -> str:
 
     _, d = suggest(game, "expert", seed=len(game.hand.actions), budget=0.25, seat=seat)
     shape = action_to_dict(d.action)
-    what = "; ".join(f"{k} {' '.join(v) if isinstance(v, list) else v}" for k, v in shape.items() if k != "seat")
+    # As the player would type it: "look", "misdeal", "accept", "bid 3", "pass 2C 7D", "draw keep", "play QS".
+    what = "; ".join(k if v is True else f"{k} {' '.join(v) if isinstance(v, list) else v}"
+                     for k, v in shape.items() if k != "seat")
     return f"[cyan]Hint:[/] {what} - {d.reason}"
 
 
