@@ -223,6 +223,24 @@ def broken_record(tmp_path: Path) -> str:
     return write(tmp_path, rec)
 
 
+def test_replay_under_other_rules(tmp_path: Path) -> None:
+    # --set changes the record's own rules (here: score the same game with bags counting for nothing),
+    # --rules replaces them; the replay equals reading the record with those rules written in it.
+    from spades.variants import read_record
+
+    path = DATA / "records" / "standard.json"
+    rec = json.loads(path.read_text())
+    plain = json.loads(run("replay", str(path), "--json").stdout)
+    other = json.loads(run("replay", str(path), "--set", "bags=minus_one", "--json").stdout)
+    want = read_record({**rec, "rules": {"preset": "standard", "bags": "minus_one"}})
+    assert other["ok"] and other["totals"] == want.totals != plain["totals"]
+    same = json.loads(run("replay", str(path), "--rules", "casual", "--set", "bags=penalty", "--json").stdout)
+    assert same["totals"] == read_record({**rec, "rules": {"preset": "casual", "bags": "penalty"}}).totals
+    # Rules the deal does not fit: exit 1 at the first hand; unknown options: one line, exit 2.
+    assert run("replay", str(path), "--rules", "jokers").exit_code == 1
+    assert "unknown option" in one_line_error(run("replay", str(path), "--set", "nil=5"))
+
+
 def test_replay_illegal_action_exit_1_json(tmp_path: Path) -> None:
     result = run("replay", broken_record(tmp_path), "--json")
     assert result.exit_code == 1

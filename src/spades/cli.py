@@ -39,11 +39,15 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
 
 
 @app.command()
-def replay(file: Path, as_json: JsonOpt = False) -> None:
-    """Check a spades-record/1 game record and score it (exit 1 at the first illegal thing)."""
+def replay(file: Path, rules: RulesOpt = None, sets: SetOpt = None, as_json: JsonOpt = False) -> None:
+    """Check a spades-record/1 game record and score it (exit 1 at the first illegal thing). --rules and
+    --set replay it under other rules (--set alone changes the record's own), e.g. to score it another way."""
     data = read_json_file(file)
     if not isinstance(data, dict):
         fail(f"{file} is not a game record: a record is a JSON object")
+    if rules is not None or sets:
+        _, spec = rules_from_cli(rules, sets, base=data.get("rules"))
+        data = {**data, "rules": spec}
     try:
         game = game_from_record(data, load_rules)
     except RecordError as e:
