@@ -21,6 +21,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from spades.ai.base import LEVELS, Bot, Decision, make_bot
+from spades.ai.suggest import suggest
 from spades.core.actions import Action
 from spades.core.errors import SpadesError
 from spades.core.record import record_of
@@ -41,7 +42,7 @@ log = logging.getLogger("spades.server")
 T = TypeVar("T")
 
 HINT_LEVEL = "normal"
-"""The level that answers a player's hint: knowledge-based, so it answers in milliseconds."""
+"""The level that answers a player's hint: rules of thumb, well under a millisecond (an inline level)."""
 INLINE_LEVELS = frozenset({"random", "easy", "normal"})
 """Levels that decide by rules of thumb in well under a millisecond (``benchmarks/README.md``, Bots): they
 run on the event loop, since handing them to a thread costs more than the decision (and the thread
@@ -734,23 +735,43 @@ class Hub:
         return decision.action if decision is not None else view.legal[0]
 
     async def _hint(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
-        """The computer's suggestion for the asking player's own move, with its reason (changes nothing)."""
+        """The computer's suggestion for the asking player's own move, with its reason (changes nothing).
+
+        ``spades.ai.suggest.suggest`` at ``HINT_LEVEL`` (a rule-of-thumb level, so it runs here on the
+        event loop), given only the asker's own view: never another seat's cards. Hints are off at rated
+        tables. The answer goes to this socket alone, before any later event (it is sent under the lock)."""
         cid = client_id_of(msg, required=False)
+        asked = msg.get("seat")
+        if asked is not None and (not isinstance(asked, int) or isinstance(asked, bool)):
+            raise ProtocolError("malformed", "\"seat\" must be your own seat number")
         async with self.locks[conn.table_id]:
             t = await self._load(conn.table_id)
-            seat = t.seat_of(player.id) if t is not None else None
-            if t is None or seat is None:
-                raise ProtocolError("not_seated", "a hint is for a seated player's own move")
-            if t.game.over or not t.game.hands or t.game.hand.is_over or t.game.hand.to_act != seat:
+            if t is None:
+                raise ProtocolError("no_table", "there is no such table")
+            seat = t.seat_of(player.id)
+            if seat is None:
+                raise ProtocolError("not_seated", "a hint is for a seated player's own move: take a seat first")
+            if asked is not None and asked != seat:
+                raise ProtocolError("not_your_seat", f"you sit in seat {seat}: a hint is for your own move only")
+            if t.settings.get("rated"):
+                raise ProtocolError("rated", "hints are off at rated tables: the rating measures your own play")
+            if t.over:
+                raise ProtocolError("over", "the game is over: there is nothing to suggest")
+            if not t.started:
+                raise ProtocolError("not_started", "the game starts when every seat is filled")
+            if t.to_act() != seat:
                 raise ProtocolError("not_your_turn", "there is nothing to suggest: it is not your turn")
-            _, decision = await self._think(t, seat, HINT_LEVEL)
-        if decision is None:
-            raise ProtocolError("no_hint", "the computer could not decide in time; try again")
-        reply: dict[str, Any] = {"type": "hint", "action": action_to_dict(decision.action, marked=True),
-                                 "reason": decision.reason}
-        if cid is not None:
-            reply["id"] = cid
-        conn.send(reply)
+            try:
+                _, decision = suggest(t.game, HINT_LEVEL, seed=0, seat=seat)
+            except SpadesError:
+                decision = None
+            if decision is None or decision.action not in view_hand(t.game.hand, seat).legal:
+                raise ProtocolError("no_hint", "the computer has no suggestion for this position")
+            reply: dict[str, Any] = {"type": "hint", "seq": t.seq,
+                                     "action": action_to_dict(decision.action, marked=True), "reason": decision.reason}
+            if cid is not None:
+                reply["id"] = cid
+            conn.send(reply)
 
     # ------------------------------------------------------------------ the end of a game
 
