@@ -69,6 +69,7 @@ def test_every_hint_matches_suggest_is_legal_goes_only_to_the_asker_and_changes_
     tid, ps, socks = seat_four(player, rules)
     humans = dict(enumerate(socks))
     kinds: set[str] = set()
+    asked: dict[int, set[str]] = {i: set() for i in range(4)}
     turns = 0
     while True:
         seat = wait_turn(socks, humans)
@@ -78,6 +79,7 @@ def test_every_hint_matches_suggest_is_legal_goes_only_to_the_asker_and_changes_
         s = socks[seat]
         seq = s.seq
         m = ask(s, f"h{turns}")
+        asked[seat].add(f"h{turns}")
         assert m["type"] == "hint", m
         assert set(m) == HINT_KEYS and m["seq"] == seq, m
         action, reason = m["action"], m["reason"]
@@ -100,6 +102,10 @@ def test_every_hint_matches_suggest_is_legal_goes_only_to_the_asker_and_changes_
         assert s.act(act)["type"] == "ack"
         turns += 1
     assert {"bid", "play"} <= kinds
+    for i, sock in enumerate(socks):  # over the whole hand, each socket heard only its own hints
+        settle([sock], 0.05)
+        heard = {x["id"] for x in sock.received if x["type"] == "hint"}
+        assert heard == asked[i], (i, heard, asked[i])
     assert ("discard" if rules["preset"] == "jokers-54" else "look") in kinds  # a blind decision is hinted too
 
 

@@ -256,18 +256,99 @@ def test_account_register_log_out_and_in(page: Any, game_server: LiveServer) -> 
     page.wait_for_function(f"document.getElementById('me-summary').textContent.includes('Signed in as {user}')")
 
 
-@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
-def test_hint_button_shows_the_computers_suggestion(page: Any, game_server: LiveServer) -> None:
+HINT_STATE = """() => {
+    const text = document.getElementById('hint-text');
+    const button = document.getElementById('hint-button');
+    return {seq: window.spadesTable.lastSeq, text: text.textContent, live: text.getAttribute('aria-live'),
+            row: !document.getElementById('hint-row').hidden, enabled: !button.disabled,
+            bids: [...document.querySelectorAll('#action-buttons button.hinted')].map(
+                (e) => [e.dataset.bid || e.dataset.key, e.textContent]),
+            cards: [...document.querySelectorAll('#hand-cards button.hinted')].map(
+                (e) => [e.dataset.card, e.getAttribute('aria-label'), e.getAttribute('aria-disabled'),
+                        e.querySelectorAll('.hint-star').length])};
+}"""
+
+
+@pytest.mark.parametrize("viewport", ["phone", "desktop"], indirect=True)
+def test_hint_marks_the_suggested_bid_and_card_then_the_hinted_card_is_played(
+        page: Any, game_server: LiveServer, viewport: tuple[str, dict[str, int]]) -> None:
+    """At a Play now table: the Hint key and button mark the computer's bid, then its card, with the reason
+    in words in a live region; the mark goes when the player acts, and playing the hinted card goes on."""
+    name = viewport[0]
     start_game(page, game_server)
     page.wait_for_selector("#action-buttons [data-bid]")
-    page.click("#hint-button")
-    page.wait_for_selector("#hint-text:not([hidden])")
-    text = page.text_content("#hint-text")
-    assert text.startswith("Hint: bid ") and "(" in text, text
-    # The suggestion is one of the bids offered.
+    assert page.locator("#hint-button").is_enabled()
+    assert page.text_content("#hint-row kbd") == "H" and page.get_attribute("#hint-button", "aria-keyshortcuts") == "h"
+    # "h" typed into the chat is text, not a hint request.
+    page.focus("#chat-input")
+    page.keyboard.press("h")
+    assert page.input_value("#chat-input") == "h"
+    assert page.evaluate(HINT_STATE)["text"] == "" and page.locator("#hint-button").is_enabled()
+    page.fill("#chat-input", "")
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("h")  # the shortcut, from the page
+    page.wait_for_selector("#action-buttons button.hinted")
+    st = page.evaluate(HINT_STATE)
+    assert st["live"] == "polite" and st["row"]
+    assert len(st["bids"]) == 1 and st["cards"] == [], st
+    bid, label = st["bids"][0]
     offered = page.eval_on_selector_all("#action-buttons [data-bid]", "els => els.map(e => e.dataset.bid)")
-    assert text.split()[2] in offered
-    screenshot(page, "table-hint-phone")
+    assert bid in offered and "★" in label and "(the hint)" in label  # a star and words, not color alone
+    assert st["text"].startswith(f"Hint: bid {bid} (") and st["text"].endswith(").") and len(st["text"]) > 14, st
+    screenshot(page, f"table-hint-bid-{name}")
+    try_click(page.locator("#action-buttons button.hinted"))
+    page.wait_for_function("() => !document.querySelector('#action-buttons button.hinted')")
+    assert page.text_content("#hint-text") == ""  # acting spends the hint
+    # Take turns (as the other tests do) until we are to play a card.
+    deadline = time.monotonic() + 60
+    while not page.locator("#hand-cards button.hand-card[aria-disabled=false]").count() or \
+            page.locator("#confirm-cards").count():
+        assert time.monotonic() < deadline, "no turn to play a card came"
+        assert page.locator("#game-over").is_hidden()
+        take_turn(page)
+        page.wait_for_timeout(50)
+    page.click("#hint-button")
+    page.wait_for_selector("#hand-cards button.hinted")
+    st = page.evaluate(HINT_STATE)
+    assert len(st["cards"]) == 1, st
+    card, aria, disabled, stars = st["cards"][0]
+    assert disabled == "false" and stars == 1 and aria.endswith(", the hint"), st
+    card_name = aria.removesuffix(", the hint")
+    assert st["text"].startswith(f"Hint: play the {card_name} ("), (st["text"], card_name)
+    assert st["enabled"] and st["row"]
+    screenshot(page, f"table-hint-card-{name}")
+    seq = st["seq"]
+    assert try_click(page.locator(f"#hand-cards button.hinted[data-card='{card}']"))
+    # The card leaves the hand, the mark and the reason go, and the game goes on past our card.
+    page.wait_for_function(f"() => !document.querySelector(\"#hand-cards [data-card='{card}']\")")
+    page.wait_for_function(f"() => window.spadesTable.lastSeq > {seq}")
+    after = page.evaluate(HINT_STATE)
+    assert after["cards"] == [] and after["bids"] == [] and after["text"] == "", after
+    assert page.locator("#action-error").text_content() == ""
+    while page.evaluate("() => window.spadesTable.lastSeq") < seq + 6:  # four more moves, ours among them
+        assert time.monotonic() < deadline + 30, "the game stopped after the hinted card"
+        if page.locator("#game-over").is_visible():
+            break
+        take_turn(page)
+        page.wait_for_timeout(50)
+
+
+@pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
+def test_no_hint_button_at_a_rated_table(page: Any, game_server: LiveServer) -> None:
+    page.goto(f"{game_server.url}/")
+    page.wait_for_selector("html[data-ready=home]", state="attached")
+    made = page.evaluate("""() => fetch('/api/tables', {method: 'POST',
+        headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify({rules: {preset: 'standard', target: 50}, rated: true, public: false})})
+        .then(r => r.json())""")
+    page.goto(f"{game_server.url}/table.html?id={made['id']}&invite={made['invite']}")
+    page.wait_for_selector("html[data-ready=table]", state="attached")
+    page.click("#fill-seats")
+    page.wait_for_selector("#hand-cards button.hand-card")
+    assert page.locator("#hint-row").is_hidden()
+    page.keyboard.press("h")
+    page.wait_for_timeout(300)
+    assert page.text_content("#hint-text") == "" and page.locator("#action-error").text_content() == ""
 
 
 @pytest.mark.parametrize("viewport", ["phone", "desktop"], indirect=True)

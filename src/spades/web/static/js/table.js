@@ -31,7 +31,8 @@ let heldTimer = null;
 let turnInfo = { seat: null, left: null, at: 0 };
 let gameClock = { left: null, at: 0 };  // a timed game's clock (rules option time_limit_minutes)
 let clientCounter = 0;
-let hint = null; // the computer's suggestion for the current turn: {seq, text}
+let hint = null; // the computer's suggestion for the current turn: {seq, action, text}
+let hintAsked = null; // the client id of the hint asked for and not answered yet
 const bidsByHand = new Map(); // hand number -> the bids seen in that hand (for the summary)
 let prevView = null;
 let seenResults = null;
@@ -105,6 +106,7 @@ let pending = null; // the last action sent and not yet acknowledged: {msg, rese
 
 function act(action) {
   clearActionError();
+  hint = null; // the player has acted: the suggestion is spent
   const msg = { type: "action", id: clientId(), seq: lastSeq, action };
   if (send(msg)) pending = { msg, resent: false };
 }
@@ -121,6 +123,7 @@ function onMessage(msg) {
   switch (msg.type) {
     case "welcome":
       catchingUp = true;
+      hintAsked = null; // a hint asked on a dropped socket is not coming
       you = msg.you || you;
       table = msg.table;
       setConn("", "");
@@ -189,6 +192,10 @@ function onError(msg) {
     return;
   }
   if (msg.code === "bad_last_seq") return; // a snapshot follows
+  if (hintAsked && msg.id === hintAsked) {
+    hintAsked = null;
+    if (msg.code === "not_your_turn") return; // the turn passed while asking: nothing to show
+  }
   if (typeof msg.id === "string" && msg.id.startsWith("seed-")) {
     if (seeds) seeds.refused(msg);
     return;
@@ -617,24 +624,88 @@ function actionLabel(a) {
   return JSON.stringify(a);
 }
 
-/** Show the computer's suggestion for this turn (the server's "hint" answer), as text only. */
+// ------------------------------------------------------------------ hints
+
+/** Hints are for a seated player's own turn, never at a rated table (the server refuses them there). */
+function hintsAllowed() {
+  return Boolean(table && !table.rated && table.status === "playing" && state && !state.over
+    && you.seat !== null && you.seat !== undefined);
+}
+
+function myTurn() {
+  return hintsAllowed() && legal().length > 0;
+}
+
+function askHint() {
+  if (!myTurn() || hintAsked) return;
+  hintAsked = clientId();
+  if (!send({ type: "hint", id: hintAsked })) hintAsked = null;
+  renderHint(); // the button waits for the answer
+}
+
+function cardList(codes) {
+  const names = codes.map((c) => `the ${cardName(c)}`);
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+/** The server's "hint" answer: the suggested action (in the shape of an action) and its reason. It is
+ * kept for the position it was computed for, and shown on the cards or buttons it names. */
 function showHint(msg) {
+  if (msg.id !== hintAsked) return;
+  hintAsked = null;
+  if (msg.seq !== lastSeq) return; // the game moved on meanwhile
   const a = msg.action || {};
-  let what = "";
-  const shown = (code) => code.replace("*", " (second pack)");
-  if ("play" in a) what = `play ${shown(a.play)}`;
+  let what;
+  if ("play" in a) what = `play ${cardList([a.play])}`;
   else if ("bid" in a) what = `bid ${a.bid}`;
-  else if ("pass" in a) what = `pass ${a.pass.map(shown).join(" ")}`;
-  else if ("discard" in a) what = `discard ${a.discard.map(shown).join(" ")}`;
+  else if ("pass" in a) what = `pass ${cardList(a.pass)}`;
+  else if ("discard" in a) what = `discard ${cardList(a.discard)}`;
+  else if ("look" in a) what = "look at your cards";
+  else if ("draw" in a) what = a.draw === "keep" ? "keep the top card" : "discard it and take the next";
   else what = actionLabel(a).toLowerCase();
-  hint = { seq: lastSeq, text: `Hint: ${what} (${msg.reason})` };
+  let reason = String(msg.reason || "").trim();
+  if (reason.replace(/\bmy\b/g, "your") === what) reason = ""; // "look at my cards" says nothing more
+  hint = { seq: lastSeq, action: a, text: `Hint: ${what}${reason ? ` (${reason})` : ""}.` };
+}
+
+/** The hint of this turn, or null (it lapses when the player acts or the position changes). */
+function liveHint() {
+  return hint && hint.seq === lastSeq && myTurn() ? hint : null;
+}
+
+/** The cards a live hint names (a card to play, or cards to pass or discard). */
+function hintedCards() {
+  const h = liveHint();
+  if (!h) return new Set();
+  const a = h.action;
+  return new Set("play" in a ? [a.play] : (a.pass || a.discard || []));
+}
+
+/** Does a live hint name this action button (a bid, a look, a misdeal call, accept, a draw)? */
+function hintNames(a) {
+  const h = liveHint();
+  if (!h) return false;
+  const keys = Object.keys(a).filter((k) => k !== "seat");
+  return keys.length > 0 && keys.every((k) => h.action[k] === a[k]);
+}
+
+/** A marked button: a star and words (for a screen reader), not a color alone. */
+function markHinted(button) {
+  button.classList.add("hinted");
+  button.prepend(el("span", { class: "hint-star", "aria-hidden": "true" }, "★"));
+  button.append(el("span", { class: "visually-hidden" }, " (the hint)"));
+  return button;
 }
 
 function renderHint() {
+  const allowed = hintsAllowed();
+  $("hint-row").hidden = !allowed;
+  const button = $("hint-button");
+  button.disabled = !myTurn() || Boolean(hintAsked);
+  const h = liveHint();
+  const text = h ? h.text : "";
   const p = $("hint-text");
-  const live = hint && hint.seq === lastSeq;
-  p.hidden = !live;
-  p.textContent = live ? hint.text : "";
+  if (p.textContent !== text) p.textContent = text; // a live region: announced when it changes
 }
 
 function renderActions() {
@@ -658,8 +729,9 @@ function renderActions() {
       const blindOnly = view.hand === null;
       text = blindOnly ? "You may bid blind before looking at your cards." : "Your bid: how many tricks will you take?";
       for (const a of bids) {
-        buttons.push(el("button", { type: "button", class: String(a.bid).startsWith("blind") ? "blind" : "",
-          onclick: () => act({ bid: a.bid }), "data-bid": String(a.bid), "data-key": `bid:${a.bid}` }, actionLabel(a)));
+        const b = el("button", { type: "button", class: String(a.bid).startsWith("blind") ? "blind" : "",
+          onclick: () => act({ bid: a.bid }), "data-bid": String(a.bid), "data-key": `bid:${a.bid}` }, actionLabel(a));
+        buttons.push(hintNames(a) ? markHinted(b) : b);
       }
     }
     if (passes.length || discards.length) {
@@ -677,15 +749,13 @@ function renderActions() {
     }
     for (const a of others) {
       if ("draw" in a && view.top_card) text = "The top card of the stock:";
-      buttons.push(el("button", { type: "button", onclick: () => act(a), "data-key": JSON.stringify(a) },
-        actionLabel(a)));
+      const b = el("button", { type: "button", onclick: () => act(a), "data-key": JSON.stringify(a) },
+        actionLabel(a));
+      buttons.push(hintNames(a) ? markHinted(b) : b);
     }
     if (acts.some((a) => "play" in a)) {
       text = view.current.length ? "Your turn: follow suit if you can." : "Your lead.";
     }
-    buttons.push(el("button", { type: "button", id: "hint-button", "data-key": "hint",
-      title: "The computer's suggestion, with its reason", onclick: () => send({ type: "hint", id: clientId() }) },
-      "Hint"));
   }
   prompt.textContent = text;
   const extra = view && view.top_card && acts.some((a) => "draw" in a)
@@ -715,21 +785,23 @@ function renderHand() {
   const choosing = Boolean(choice);
   const myPlay = playable.size > 0;
   const cards = sortHand(view.hand, topTrumps);
+  const hinted = hintedCards();
   replaceChildren(box, cards.map((code, i) => {
     const ok = myPlay ? playable.has(code) : choosing && choosable.has(code);
     const isSel = selected.has(code);
+    const isHint = ok && hinted.has(code);
     const btn = el("button", {
       type: "button",
-      class: `hand-card${myPlay && !ok ? " illegal" : ""}${isSel ? " selected" : ""}`,
+      class: `hand-card${myPlay && !ok ? " illegal" : ""}${isSel ? " selected" : ""}${isHint ? " hinted" : ""}`,
       "aria-disabled": ok ? "false" : "true",
       "aria-pressed": choosing ? String(isSel) : undefined,
-      "aria-label": `${cardName(code)}${myPlay && !ok ? ", cannot be played now" : ""}`,
+      "aria-label": `${cardName(code)}${myPlay && !ok ? ", cannot be played now" : ""}${isHint ? ", the hint" : ""}`,
       "data-card": code,
       "data-key": `card:${code}`,
       "data-index": i,
       onclick: () => cardClicked(code, ok, choosing),
       onkeydown: (e) => cardKey(e, i),
-    }, cardSVG(code));
+    }, cardSVG(code), isHint ? el("span", { class: "hint-star", "aria-hidden": "true" }, "★") : null);
     return btn;
   }));
 }
@@ -906,6 +978,17 @@ function init() {
     render();
   });
   $("rematch").addEventListener("click", rematch);
+  $("hint-button").addEventListener("click", askHint);
+  document.addEventListener("keydown", (e) => {
+    // "h" asks for a hint, unless the player is typing (chat, seed) or holds a modifier.
+    if (e.key !== "h" && e.key !== "H") return;
+    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
+    const t = e.target;
+    if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
+    if (!myTurn()) return;
+    e.preventDefault();
+    askHint();
+  });
   seeds = new SeedKeeper({ panel: $("fair-seed"), input: $("seed-input"), fresh: $("seed-fresh"),
     status: $("seed-status"), error: $("seed-error") }, send);
   $("chat-form").addEventListener("submit", (e) => {
