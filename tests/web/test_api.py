@@ -115,6 +115,19 @@ def test_score_a_timed_game_ends_after_the_hand_marked_time_up(client: TestClien
     assert "time_limit_minutes" in score(client, hands)["error"]["reason"]
 
 
+def test_score_says_when_time_is_up_and_the_lead_is_tied(client: TestClient) -> None:
+    timed = {"time_limit_minutes": 30}
+    tied = [{"bids": [4, 4, 4, 4], "tricks": [3, 3, 3, 4]}]  # both sides bid 8 and are set: -80 each
+    data = score(client, tied, timed)
+    assert not data["time_up"] and data["layout"]["time_limit_minutes"] == 30
+    tied[0]["time_up"] = True
+    data = score(client, tied, timed)
+    assert data["time_up"] and not data["over"] and data["winner"] is None  # the next hand decides
+    data = score(client, [*tied, {"bids": [3, 3, 3, 3], "tricks": [3, 4, 3, 3]}], timed)  # -20 to -19
+    assert data["time_up"] and data["over"] and data["winner"] == 1
+    assert score(client, tied[:0])["layout"]["time_limit_minutes"] is None
+
+
 def test_score_refuses_a_malformed_body(client: TestClient) -> None:
     r = client.post("/api/score", json={"hands": "many"})
     assert r.status_code == 422

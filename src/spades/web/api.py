@@ -143,6 +143,7 @@ def layout_of(rules: Rules) -> dict[str, Any]:
         "two_decks": lay.n == 6,
         "deck_size": len(lay.deck),
         "top_trumps": list(rules.top_trumps),
+        "time_limit_minutes": rules.time_limit_minutes,
     }
 
 
@@ -230,6 +231,7 @@ def score(body: ScoreRequest) -> dict[str, Any]:
     out["error"] = error
     out["bags"] = list(sheet.bags)
     out["over"] = sheet.over
+    out["time_up"] = sheet.time_up
     out["layout"] = layout_of(rules)
     out["blind_eligible"] = blind_eligible_sides(rules, sheet.totals)
     out["next_hand_bids"] = rules.first_hand_bids or len(sheet.hands) > 0
