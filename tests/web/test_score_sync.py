@@ -101,3 +101,34 @@ def test_games_follow_the_account(page: Any, browser: Any, game_server: LiveServ
         assert three.evaluate("fetch('/api/scoregames').then(r => r.status)") == 403
     finally:
         guest.close()
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_a_timed_game_keeps_its_clock_and_time_up_with_the_account(page: Any, browser: Any,
+                                                                   game_server: LiveServer) -> None:
+    from .test_score_timed import new_timed_game
+
+    user = f"tm{int(time.time() * 1000) % 10**8}"
+    sign(page, game_server, "/api/register", user)
+    open_score(page, game_server)
+    new_timed_game(page, game_server, name="Timed shared")
+    page.click("#restart-clock")
+    wait_server(page, lambda g: len(g) == 1 and "clockStarted" in g[0]["game"], "the clock's start")
+    for seat, (bid, took) in enumerate(zip(*HAND_1, strict=True)):
+        page.select_option(f"#bid-{seat}", str(bid))
+        page.fill(f"#tricks-{seat}", str(took))
+    page.check("#time-up")
+    page.click("#add-hand")
+    games = wait_server(page, lambda g: len(g[0]["game"]["hands"]) == 1, "the time-up hand")
+    assert games[0]["game"]["hands"][0]["time_up"] is True
+
+    other = browser.new_context(viewport=DESKTOP)
+    try:
+        two = other.new_page()
+        sign(two, game_server, "/api/login", user)
+        open_score(two, game_server, f"#game-{games[0]['id']}")
+        two.wait_for_function("document.getElementById('time-result').textContent.includes('Game over')")
+        assert "North & South win, 53 to -160" in two.text_content("#time-result")
+        assert two.is_hidden("#hand-form")
+    finally:
+        other.close()

@@ -93,6 +93,106 @@ function sideEntered(game, hand, k) {
   };
 }
 
+// ---------------------------------------------------------------- a timed game's clock
+
+/** The time now in milliseconds, for the game clock only. A test may set `window.spadesNow` (a function
+ * giving milliseconds) before the page loads, to move the clock on without waiting. */
+function now() {
+  return typeof window.spadesNow === "function" ? Number(window.spadesNow()) : Date.now();
+}
+
+/** A timed game's minutes (time_limit_minutes, from the overrides or the table's layout), or null. */
+function timeLimit(game) {
+  const overrides = game.overrides || {};
+  if ("time_limit_minutes" in overrides) return overrides.time_limit_minutes || null;
+  return (game.layout && game.layout.time_limit_minutes) || null;
+}
+
+/** When the game's clock started: when the game was created, or when "Start the clock now" was pressed
+ * (`clockStarted`; games saved before the clock existed have only `created`). */
+function clockStart(game) {
+  return Number(game.clockStarted) || Number(game.created) || now();
+}
+
+function msLeft(game) {
+  return clockStart(game) + timeLimit(game) * 60000 - now();
+}
+
+/** The first hand entered as the one in which the time ran out, or -1. */
+function timeUpHand(game) {
+  return game.hands.findIndex((h) => h && h.time_up === true);
+}
+
+function clockTime(ms) {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+/** The clock line of a timed game (and the pre-ticked "time ran out" box of a new hand once it is up). */
+function renderClock() {
+  const game = current;
+  const box = $("game-clock");
+  const limit = game ? timeLimit(game) : null;
+  if (!game || !limit) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const marked = timeUpHand(game);
+  const left = msLeft(game);
+  let text;
+  if (marked >= 0) {
+    text = `Timed game (${limit} min): the time ran out in hand ${marked + 1}.`;
+  } else if (left > 0) {
+    text = `Time left: ${Math.ceil(left / 60000)} min of ${limit} (the clock started at ${clockTime(clockStart(game))}).`;
+  } else {
+    text = `Time is up: ${limit} min since ${clockTime(clockStart(game))}. `
+      + "The game ends after the hand being played.";
+  }
+  box.classList.toggle("up", marked < 0 && left <= 0);
+  box.dataset.left = marked >= 0 ? "marked" : String(Math.max(0, Math.ceil(left / 60000)));
+  if ($("clock-text").textContent !== text) $("clock-text").textContent = text;
+  $("restart-clock").hidden = game.hands.length > 0;
+  const tick = $("time-up");
+  if (editing === null && !$("time-up-row").hidden && !tick.dataset.touched) tick.checked = left <= 0;
+}
+
+function restartClock() {
+  const game = current;
+  if (!game || game.hands.length) return;
+  game.clockStarted = now();
+  game.updated = Date.now();
+  persist();
+  pushSoon(game);
+  delete $("time-up").dataset.touched;
+  renderClock();
+}
+
+/** What the server's answer says about the end of time: the winner, or that a tie goes on. */
+function renderTimeResult(game, scored) {
+  const node = $("time-result");
+  const marked = timeUpHand(game);
+  if (!timeLimit(game) || !scored || !scored.time_up || marked < 0) {
+    clearNotice(node);
+    return;
+  }
+  const totals = scored.totals;
+  if (scored.over && scored.winner !== null && scored.winner !== undefined) {
+    const w = scored.winner;
+    const others = totals.filter((_, k) => k !== w).join(" and ");
+    const verb = game.layout.sides[w].length > 1 ? "win" : "wins";
+    setNotice(node, "ok", `Time ran out in hand ${marked + 1}. Game over: ${sideLabel(game, w)} ${verb}, `
+      + `${totals[w]} to ${others}.`);
+  } else if (!scored.over) {
+    const best = Math.max(...totals);
+    const tied = game.layout.sides.map((_, k) => k).filter((k) => totals[k] === best);
+    setNotice(node, "warn", `Time ran out in hand ${marked + 1}, but ${tied.map((k) => sideLabel(game, k))
+      .join(" and ")} are tied at ${best}: the game goes on, and ends after the next hand that leaves `
+      + "one side ahead.");
+  } else {
+    clearNotice(node);
+  }
+}
+
 function handKey(game) {
   return JSON.stringify({ rules: rulesSpec(game), hands: game.hands });
 }
@@ -232,7 +332,9 @@ async function sync() {
   })();
   await syncing;
   renderSync();
-  if (!$("list-view").hidden) showList();
+  const linked = location.hash.startsWith("#game-") && findGame(location.hash.slice(6));
+  if (!$("list-view").hidden && linked) route(); // the game the address names came with the account
+  else if (!$("list-view").hidden) showList();
   else if (!$("game-view").hidden && !current) route(); // the game on screen was deleted elsewhere
   return null;
 }
@@ -322,8 +424,10 @@ function importGame(file) {
         const game = {
           id: newId(), name: String(data.name || file.name.replace(/\.json$/i, "")).slice(0, 80),
           created: Date.now(), updated: Date.now(), preset, overrides, layout: check.layout, names,
-          hands: data.hands.map((h) => (h && h.sides ? { sides: h.sides }
-            : { bids: h.bids === undefined ? null : h.bids, tricks: h.tricks })),
+          hands: data.hands.map((h) => ({
+            ...(h && h.sides ? { sides: h.sides } : { bids: h.bids === undefined ? null : h.bids, tricks: h.tricks }),
+            ...(h && h.time_up === true ? { time_up: true } : {}),
+          })),
           scored: null, scoredKey: null,
         };
         store.games.push(game);
@@ -507,6 +611,10 @@ async function rescore() {
   if (current === game) renderGame();
 }
 
+function timeTag(i) {
+  return el("span", { class: "tag", "data-testid": `hand-${i}-time-up` }, "time ran out");
+}
+
 function renderGame() {
   const game = current;
   const lay = game.layout;
@@ -532,7 +640,9 @@ function renderGame() {
     const row = i < known ? game.scored.hands[i] : null;
     const bad = errorHand === i;
     rows.push(el("tr", { class: `${bad ? "has-error" : ""}${editing === i ? " editing" : ""}`, "data-hand": i },
-      el("th", { scope: "row" }, String(i + 1)),
+      // A hand in which the time ran out is tagged on its "How ... scored" line (the narrow first column
+      // would squeeze the sides' columns on a phone), or under its number while it has no scores.
+      el("th", { scope: "row" }, String(i + 1), hand.time_up && !row ? timeTag(i) : null),
       lay.sides.map((seats, k) => {
         const { bids, took } = sideEntered(game, hand, k);
         const side = row ? row.sides[k] : null;
@@ -548,7 +658,7 @@ function renderGame() {
     if (row) {
       rows.push(el("tr", { class: "explain-row" }, el("td", {}), el("td", { colspan: lay.sides.length + 1 },
         el("details", { class: "explain" },
-          el("summary", {}, `How hand ${i + 1} was scored`),
+          el("summary", {}, `How hand ${i + 1} was scored`, hand.time_up ? [" ", timeTag(i)] : null),
           lay.sides.map((_, k) => el("div", { class: "lines-side" },
             el("strong", {}, sideLabel(game, k)),
             el("ul", {}, row.sides[k].lines.map(([text, pts]) =>
@@ -567,6 +677,8 @@ function renderGame() {
   $("redo-hand").hidden = stack.length === 0;
   const over = scored && scored.over && !scored.error;
   $("hand-form").hidden = over && editing === null;
+  renderTimeResult(game, scored);
+  renderClock();
 }
 
 // ---------------------------------------------------------------- entering a hand
@@ -630,6 +742,38 @@ function buildHandForm() {
   $("entry-seat").checked = formMode === "seat";
   $("entry-side").checked = formMode === "side";
   buildFields(existing && (existing.sides ? "side" : "seat") === formMode ? existing : null);
+  buildTimeUp(existing);
+}
+
+/** The "time ran out during this hand" box: for a timed game only, and not after a hand already said so
+ * (then the lead was tied and the game goes on until a hand leaves one side ahead). A new hand's box is
+ * ticked once the clock says the time is up; an edited hand's box shows what was entered. */
+function buildTimeUp(existing) {
+  const game = current;
+  const tick = $("time-up");
+  delete tick.dataset.touched;
+  const marked = timeUpHand(game);
+  const index = handIndex();
+  const show = Boolean(timeLimit(game)) && (marked < 0 || marked >= index);
+  $("time-up-row").hidden = !show;
+  if (existing) {
+    tick.checked = existing.time_up === true;
+    tick.dataset.touched = "1";
+  } else {
+    tick.checked = show && msLeft(game) <= 0;
+  }
+  const note = $("time-up-note");
+  const scored = scoredNow(game);
+  note.hidden = !(timeLimit(game) && !show && editing === null && scored && scored.time_up && !scored.over);
+  note.textContent = note.hidden ? "" : `The time ran out in hand ${marked + 1} with the lead tied: `
+    + "the game ends after this hand unless the lead is still tied.";
+}
+
+/** The hand read from the form with its time_up (only when ticked: other hands keep their old shape). */
+function withTimeUp(hand) {
+  const existing = editing === null ? null : current.hands[editing];
+  const ticked = $("time-up-row").hidden ? Boolean(existing && existing.time_up === true) : $("time-up").checked;
+  return ticked && timeLimit(current) ? { ...hand, time_up: true } : hand;
 }
 
 function buildFields(existing) {
@@ -834,7 +978,7 @@ async function submitHand(event) {
     if (read.focus) $(read.focus).focus();
     return;
   }
-  const hand = read.hand;
+  const hand = withTimeUp(read.hand);
   const hands = [...game.hands];
   if (editing === null) hands.push(hand); else hands[editing] = hand;
   $("add-hand").disabled = true;
@@ -842,6 +986,14 @@ async function submitHand(event) {
     const result = await api("/api/score", { rules: rulesSpec(game), hands });
     if (result.error && (result.error.hand === index || result.error.hand === null)) {
       setNotice(error, "bad", result.error.reason);
+      return;
+    }
+    if (editing !== null && result.error && result.error.hand > index && result.over) {
+      // The change ends the game (e.g. the time ran out in this hand) before hands already entered.
+      const later = game.hands.length - result.error.hand;
+      setNotice(error, "bad", `With this change the game is over after hand ${result.error.hand}, but `
+        + `${later} later hand${later === 1 ? " is" : "s are"} entered. Take ${later === 1 ? "it" : "them"} `
+        + "back with \"Undo last hand\" first, or leave this hand as it was.");
       return;
     }
     game.scored = result;
@@ -931,7 +1083,8 @@ function sheetText(game) {
         return `${sideLabel(game, k)} ${signed(side.points)} = ${side.total}`;
       }).join("; ");
     }
-    lines.push(`Hand ${i + 1} (bid/took): ${seats.join(", ")} -> ${scoresText}`);
+    lines.push(`Hand ${i + 1} (bid/took): ${seats.join(", ")} -> ${scoresText}`
+      + `${hand.time_up ? " (time ran out)" : ""}`);
   });
   if (scored) {
     lines.push(`Totals: ${lay.sides.map((_, k) => `${sideLabel(game, k)} ${scored.totals[k]} `
@@ -1014,6 +1167,13 @@ function init() {
     });
   }
   $("cancel-edit").addEventListener("click", cancelEdit);
+  $("time-up").addEventListener("change", () => {
+    $("time-up").dataset.touched = "1";
+  });
+  $("restart-clock").addEventListener("click", restartClock);
+  setInterval(() => {
+    if (current && !$("game-view").hidden) renderClock();
+  }, 1000);
   $("undo-hand").addEventListener("click", undoHand);
   $("redo-hand").addEventListener("click", redoHand);
   $("export-json").addEventListener("click", exportJSON);
