@@ -3,12 +3,13 @@ whole game against the computer, chat shown as text, reconnecting, and four play
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 import pytest
 
-from .conftest import DESKTOP, LiveServer, screenshot
+from .conftest import DESKTOP, PHONE, LiveServer, screenshot
 
 SHORT_GAME = {"preset": "standard", "target": 50, "lose_at": -10}  # random bots: over in a hand or two
 
@@ -457,18 +458,101 @@ def test_trick_animations_respect_reduced_motion(browser: Any, game_server: Live
 TRICK_HOLD_MS = 1400  # table.js holds a finished trick this long before gathering it
 
 
-@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
-def test_timed_game_shows_its_clock(page: Any, game_server: LiveServer) -> None:
+CLOCK_IN_VIEW = """() => {
+  const c = document.getElementById('game-clock').getBoundingClientRect();
+  const f = document.getElementById('felt').getBoundingClientRect();
+  const seats = [...document.querySelectorAll('#seats .seat-box')].map((s) => s.getBoundingClientRect());
+  const apart = (a, b) => a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+  return {scrolled: window.scrollY, inView: c.width > 0 && c.top >= 0 && c.left >= 0
+    && c.bottom <= window.innerHeight && c.right <= window.innerWidth,
+    inFelt: c.top >= f.top && c.bottom <= f.bottom && c.left >= f.left && c.right <= f.right,
+    clearOfSeats: seats.length > 0 && seats.every((s) => apart(c, s))};
+}"""
+
+
+def clock_seen_while_playing(page: Any) -> None:
+    """On our turn the game clock is on screen in the felt, clear of the seats: with the page not scrolled,
+    and scrolled just enough to see the whole hand (on a phone the hand's second row may end below)."""
+    page.wait_for_selector("#action-buttons [data-bid], #hand-cards button.hand-card[aria-disabled=false]",
+                           timeout=15_000)
+    page.evaluate("window.scrollTo(0, 0)")  # undo any scrolling Playwright did to click a card
+    seen = page.evaluate(CLOCK_IN_VIEW)
+    assert seen == {"scrolled": 0, "inView": True, "inFelt": True, "clearOfSeats": True}, seen
+    page.evaluate("document.getElementById('my-hand').scrollIntoView({block: 'end'})")
+    seen = page.evaluate(CLOCK_IN_VIEW)
+    assert seen["inView"] and seen["clearOfSeats"], seen
+    page.evaluate("window.scrollTo(0, 0)")
+
+
+@pytest.mark.parametrize("viewport", ["phone", "desktop"], indirect=True)
+def test_timed_game_shows_its_clock(page: Any, game_server: LiveServer,
+                                    viewport: tuple[str, dict[str, int]]) -> None:
+    name = viewport[0]
     start_game(page, game_server, rules={"preset": "standard", "time_limit_minutes": 30})
     page.wait_for_selector("#game-clock:not([hidden])", timeout=15_000)
     first = page.text_content("#game-clock") or ""
     assert first.startswith("Game clock: 29:") or first.startswith("Game clock: 30:00"), first
+    assert first.endswith(" left"), first
+    # Not announced every second: the ticking value is no live region.
+    assert page.evaluate("document.getElementById('game-clock').closest('[aria-live]')") is None
     # The clock runs between the server's messages.
     page.wait_for_function(f"document.getElementById('game-clock').textContent !== {first!r}", timeout=5_000)
-    page.locator("#game-clock").scroll_into_view_if_needed()
-    screenshot(page, "table-timed-phone")
+    felt = page.locator("#felt").bounding_box()
+    clock_seen_while_playing(page)
+    screenshot(page, f"table-timed-{name}")
+    for _ in range(3):  # a few moves: the clock stays in sight and the table keeps its size
+        deadline = time.monotonic() + 15
+        while take_turn(page) is None:
+            assert time.monotonic() < deadline
+            page.wait_for_timeout(40)
+        clock_seen_while_playing(page)
+    assert page.locator("#felt").bounding_box() == felt
     # An untimed game shows none.
     start_game(page, game_server)
     page.wait_for_selector("#hand-cards button", timeout=15_000)
     assert page.is_hidden("#game-clock")
-    screenshot(page, "table-untimed-phone")
+    screenshot(page, f"table-untimed-{name}")
+
+
+def test_timed_game_says_when_time_is_up(browser: Any, game_server: LiveServer) -> None:
+    """The page counts down from the server's figure: a state saying 2 s are left turns into the last-hand
+    notice without another message from the server."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    try:
+        page = context.new_page()
+
+        def short_clock(ws: Any) -> None:
+            server = ws.connect_to_server()
+
+            def to_page(message: str | bytes) -> None:
+                if isinstance(message, str) and '"game_seconds_left"' in message:
+                    data = json.loads(message)
+                    shorten(data)
+                    message = json.dumps(data)
+                ws.send(message)
+
+            server.on_message(to_page)
+            ws.on_message(lambda message: server.send(message))
+
+        page.route_web_socket("**/ws/tables/**", short_clock)
+        start_game(page, game_server, rules={"preset": "standard", "time_limit_minutes": 30})
+        page.wait_for_selector("#game-clock:not([hidden])", timeout=15_000)
+        page.wait_for_selector("#game-clock.up", timeout=5_000)
+        text = page.text_content("#game-clock") or ""
+        assert "Time is up: last hand" in text and "unless the lead is tied" in text, text
+        clock_seen_while_playing(page)
+        screenshot(page, "table-time-up-phone")
+    finally:
+        context.close()
+
+
+def shorten(data: Any) -> None:
+    """Every timed game's clock in a server message says 2 s are left."""
+    if isinstance(data, dict):
+        if data.get("game_seconds_left") is not None:
+            data["game_seconds_left"] = 2.0
+        for value in data.values():
+            shorten(value)
+    elif isinstance(data, list):
+        for value in data:
+            shorten(value)

@@ -438,17 +438,41 @@ function formatSeconds(s) {
   return `${Math.floor(v / 60)}:${String(v % 60).padStart(2, "0")}`;
 }
 
-/** The timed game's clock under the score pad: time left, or that this hand is the last. */
+/** A timed game's clock in the felt's corner, where a player looks while playing (on a phone the score
+ * pad is below the fold): the time left, from the server's last figure (`gameClock`, the one source of
+ * truth) less the time since it came, or that the hand in play is the last. Not a live region: a screen
+ * reader reads it when asked, not every second. */
 function renderGameClock() {
   const node = $("game-clock");
   if (gameClock.left === null || !state || state.over) {
     node.hidden = true;
     return;
   }
-  const left = gameClock.left - (performance.now() - gameClock.at) / 1000;
+  const left = Math.max(0, Math.ceil(gameClock.left - (performance.now() - gameClock.at) / 1000));
   node.hidden = false;
-  node.textContent = left > 0 ? `Game clock: ${formatSeconds(left)} left (the hand in play when it runs out is the last).`
-    : "Time is up: the game ends with this hand.";
+  if (node.dataset.left === String(left)) return;
+  node.dataset.left = String(left);
+  node.classList.toggle("up", left === 0);
+  node.title = left > 0 ? "Game clock: the hand in play when it runs out is the last."
+    : "Time is up: the game ends after this hand, unless the lead is tied.";
+  replaceChildren(node, stopwatch(), left > 0
+    ? [el("span", { class: "visually-hidden" }, "Game clock: "), `${formatSeconds(left)} left`]
+    : ["Time is up: last hand",
+      el("span", { class: "visually-hidden" }, " (the game ends after this hand, unless the lead is tied)")]);
+}
+
+/** A small stopwatch drawn inline (an emoji may be missing from the device's fonts). */
+function stopwatch() {
+  const make = (tag, attrs) => {
+    const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    return node;
+  };
+  const line = { fill: "none", stroke: "currentColor", "stroke-width": "1.6", "stroke-linecap": "round" };
+  const icon = make("svg", { viewBox: "0 0 16 16", "aria-hidden": "true", class: "stopwatch" });
+  icon.append(make("circle", { cx: "8", cy: "9.5", r: "5.5", ...line }),
+    make("path", { d: "M6 1.5h4M8 1.5v2.5M8 9.5V6.5M12.2 4.6l1.2-1.2", ...line }));
+  return icon;
 }
 
 function secondsLeft() {
