@@ -30,6 +30,7 @@ let held = null; // a finished trick kept on show: {cards, winner, until}
 let heldTimer = null;
 let turnInfo = { seat: null, left: null, at: 0 };
 let gameClock = { left: null, at: 0 };  // a timed game's clock (rules option time_limit_minutes)
+let gameClockTimer = null;
 let clientCounter = 0;
 let hint = null; // the computer's suggestion for the current turn: {seq, action, text}
 let hintAsked = null; // the client id of the hint asked for and not answered yet
@@ -444,11 +445,15 @@ function formatSeconds(s) {
  * reader reads it when asked, not every second. */
 function renderGameClock() {
   const node = $("game-clock");
+  clearTimeout(gameClockTimer);
   if (gameClock.left === null || !state || state.over) {
     node.hidden = true;
     return;
   }
-  const left = Math.max(0, Math.ceil(gameClock.left - (performance.now() - gameClock.at) / 1000));
+  const exact = gameClock.left - (performance.now() - gameClock.at) / 1000;
+  const left = Math.max(0, Math.ceil(exact));
+  // The next redraw when the shown second changes (not a free-running interval, which would lag it).
+  if (left > 0) gameClockTimer = setTimeout(renderGameClock, Math.max(20, (exact - (left - 1)) * 1000 + 5));
   node.hidden = false;
   if (node.dataset.left === String(left)) return;
   node.dataset.left = String(left);
@@ -1029,7 +1034,6 @@ function init() {
   });
   setInterval(() => {
     if (state && turnInfo.left !== null && turnInfo.left !== undefined) renderSeats();
-    if (gameClock.left !== null) renderGameClock();
   }, 1000);
   setConn("warn", "Connecting…");
   // A session first (the server makes a guest at once), then the table socket.
