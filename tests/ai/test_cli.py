@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from spades.ai import make_bot
 from spades.ai.arena import merge_arenas, run_arena
+from spades.ai.bots import DEFAULT_BUDGET
 from spades.cli import app
 from spades.core import Game, record_of, seeded_shuffler, view_hand
 from spades.variants import load_rules
@@ -106,6 +107,6 @@ def test_arena_can_count_the_budget_in_cpu_time() -> None:
     data = json.loads(result.stdout)
     assert (data["clock"], data["budget"]) == ("cpu", 0.002)
     wall = run_arena(load_rules("standard"), "easy", "random", 1, seed=4)
-    assert wall["clock"] == "wall"
+    assert (wall["clock"], wall["budget"]) == ("wall", DEFAULT_BUDGET)
     with pytest.raises(ValueError, match="different clocks"):
         merge_arenas([wall, {**wall, "clock": "cpu"}])

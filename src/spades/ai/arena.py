@@ -160,7 +160,7 @@ def run_arena(rules: Rules, a_level: str, b_level: str, deals: int, seed: int = 
         if progress is not None:
             progress(min(len(pairs), deals), deals)
     out = _result(a_level, b_level, len(pairs), math.fsum(pairs), math.fsum(x * x for x in pairs), stats)
-    out["budget"] = budget
+    out["budget"] = DEFAULT_BUDGET if budget is None else budget  # the searching levels' seconds a card
     out["clock"] = "cpu" if cpu_clock else "wall"
     return out
 
