@@ -556,3 +556,53 @@ def shorten(data: Any) -> None:
     elif isinstance(data, list):
         for value in data:
             shorten(value)
+
+
+def test_long_seat_lines_stay_inside_their_seat_boxes_on_a_phone(browser: Any, game_server: LiveServer) -> None:
+    """The longest seat line ("bid blind nil · took 0") wraps between its parts in a phone's narrow seat
+    box instead of running past the box's edge."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+
+        def long_bids(ws: Any) -> None:
+            server = ws.connect_to_server()
+
+            def to_page(message: str | bytes) -> None:
+                if isinstance(message, str) and '"bids"' in message:
+                    data = json.loads(message)
+                    lengthen(data)
+                    message = json.dumps(data)
+                ws.send(message)
+
+            server.on_message(to_page)
+            ws.on_message(lambda message: server.send(message))
+
+        page.route_web_socket("**/ws/tables/**", long_bids)
+        start_game(page, game_server, rules={"preset": "standard"})
+        page.wait_for_function("(document.querySelector('[data-testid=seat-3-bid]') || {}).textContent"
+                               " === 'bid blind nil · took 0'", timeout=15_000)
+        boxes = page.evaluate("""() => [...document.querySelectorAll('.seat-box')].map(b => {
+            const box = b.getBoundingClientRect(), line = b.querySelector('.seat-bid').getBoundingClientRect();
+            return {seat: b.dataset.seat, inside: line.left >= box.left - 0.5 && line.right <= box.right + 0.5,
+                    fits: b.scrollWidth <= b.clientWidth + 1};
+        })""")
+        assert len(boxes) == 4 and all(b["inside"] and b["fits"] for b in boxes), boxes
+        assert not errors, errors
+        screenshot(page, "table-long-seat-lines-phone")
+    finally:
+        context.close()
+
+
+def lengthen(data: Any) -> None:
+    """Every four-seat bid list in a server message holds the longest bids a seat line shows."""
+    if isinstance(data, dict):
+        if isinstance(data.get("bids"), list) and len(data["bids"]) == 4:
+            data["bids"] = ["blind 12", "blind 11", "blind 13", "blind nil"]
+        for value in data.values():
+            lengthen(value)
+    elif isinstance(data, list):
+        for value in data:
+            lengthen(value)

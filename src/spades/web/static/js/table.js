@@ -559,8 +559,10 @@ function renderSeats() {
     },
     el("span", { class: "seat-name" }, seatName(i)),
     el("span", { class: "seat-meta" }, bits.join(" · ")),
+    // Two unbreakable parts, so a long line ("bid blind nil · took 0") wraps between them in a narrow box.
     el("span", { class: "seat-bid", "data-testid": `seat-${i}-bid` },
-      view && !view.bidless ? `bid ${bid === null ? "–" : bid} · took ${took}` : `took ${took}`),
+      view && !view.bidless ? [el("span", {}, `bid ${bid === null ? "–" : bid}`), " · ", el("span", {}, `took ${took}`)]
+        : el("span", {}, `took ${took}`)),
     left !== null ? el("span", { class: "seat-timer" }, formatSeconds(left)) : null);
   }));
 }
