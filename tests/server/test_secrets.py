@@ -179,8 +179,10 @@ def test_no_viewer_ever_sees_a_hidden_card(live: Callable[..., LiveServer], tmp_
     assert any(h["passes"] for h in truth.hands), "no blind nil exchange happened"
     checked = sum(check(s, seat, truth, f"seat {seat}") for seat, s in enumerate(socks))
     checked += check(watcher, None, truth, "spectator") + check(anon, None, truth, "anonymous")
-    # Every human move sends an event to each of the five viewers; how long a game lasts depends on the deal.
-    assert checked >= 5 * move > 250
+    # Every human move sends an event to each of the five viewers. How long a game lasts depends on the deal
+    # (the server shuffles, so no seed fixes it); a game has at least one whole hand, in which the three
+    # human seats make at least 14 moves each.
+    assert move >= 42 and checked >= 5 * move
     kinds = {m["event"]["kind"] for m in watcher.received if m["type"] == "event"}
     assert kinds >= {"seat", "deal", "action", "reveal", "chat", "over"}
     types = {m["type"] for s in socks for m in s.received}
