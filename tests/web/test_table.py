@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -520,21 +521,7 @@ def test_timed_game_says_when_time_is_up(browser: Any, game_server: LiveServer) 
     context = browser.new_context(viewport=PHONE, is_mobile=True)
     try:
         page = context.new_page()
-
-        def short_clock(ws: Any) -> None:
-            server = ws.connect_to_server()
-
-            def to_page(message: str | bytes) -> None:
-                if isinstance(message, str) and '"game_seconds_left"' in message:
-                    data = json.loads(message)
-                    shorten(data)
-                    message = json.dumps(data)
-                ws.send(message)
-
-            server.on_message(to_page)
-            ws.on_message(lambda message: server.send(message))
-
-        page.route_web_socket("**/ws/tables/**", short_clock)
+        rewrite_server_messages(page, "game_seconds_left", shorten)
         start_game(page, game_server, rules={"preset": "standard", "time_limit_minutes": 30})
         page.wait_for_selector("#game-clock:not([hidden])", timeout=15_000)
         page.wait_for_selector("#game-clock.up", timeout=5_000)
@@ -546,16 +533,40 @@ def test_timed_game_says_when_time_is_up(browser: Any, game_server: LiveServer) 
         context.close()
 
 
-def shorten(data: Any) -> None:
-    """Every timed game's clock in a server message says 2 s are left."""
-    if isinstance(data, dict):
-        if data.get("game_seconds_left") is not None:
-            data["game_seconds_left"] = 2.0
-        for value in data.values():
-            shorten(value)
-    elif isinstance(data, list):
-        for value in data:
-            shorten(value)
+def rewrite_server_messages(page: Any, key: str, change: Callable[[dict[str, Any]], None]) -> None:
+    """Relay the table socket, calling ``change`` on every object in a server message that has ``key``
+    before the page sees it (to show the page positions a real game rarely reaches)."""
+
+    def walk(data: Any) -> None:
+        if isinstance(data, dict):
+            if key in data:
+                change(data)
+            for value in data.values():
+                walk(value)
+        elif isinstance(data, list):
+            for value in data:
+                walk(value)
+
+    def relay(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            if isinstance(message, str) and f'"{key}"' in message:
+                data = json.loads(message)
+                walk(data)
+                message = json.dumps(data)
+            ws.send(message)
+
+        server.on_message(to_page)
+        ws.on_message(lambda message: server.send(message))
+
+    page.route_web_socket("**/ws/tables/**", relay)
+
+
+def shorten(data: dict[str, Any]) -> None:
+    """A timed game's clock says 2 s are left."""
+    if data["game_seconds_left"] is not None:
+        data["game_seconds_left"] = 2.0
 
 
 def test_long_seat_lines_stay_inside_their_seat_boxes_on_a_phone(browser: Any, game_server: LiveServer) -> None:
@@ -566,21 +577,7 @@ def test_long_seat_lines_stay_inside_their_seat_boxes_on_a_phone(browser: Any, g
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-
-        def long_bids(ws: Any) -> None:
-            server = ws.connect_to_server()
-
-            def to_page(message: str | bytes) -> None:
-                if isinstance(message, str) and '"bids"' in message:
-                    data = json.loads(message)
-                    lengthen(data)
-                    message = json.dumps(data)
-                ws.send(message)
-
-            server.on_message(to_page)
-            ws.on_message(lambda message: server.send(message))
-
-        page.route_web_socket("**/ws/tables/**", long_bids)
+        rewrite_server_messages(page, "bids", lengthen)
         start_game(page, game_server, rules={"preset": "standard"})
         page.wait_for_function("(document.querySelector('[data-testid=seat-3-bid]') || {}).textContent"
                                " === 'bid blind nil · took 0'", timeout=15_000)
@@ -596,13 +593,7 @@ def test_long_seat_lines_stay_inside_their_seat_boxes_on_a_phone(browser: Any, g
         context.close()
 
 
-def lengthen(data: Any) -> None:
-    """Every four-seat bid list in a server message holds the longest bids a seat line shows."""
-    if isinstance(data, dict):
-        if isinstance(data.get("bids"), list) and len(data["bids"]) == 4:
-            data["bids"] = ["blind 12", "blind 11", "blind 13", "blind nil"]
-        for value in data.values():
-            lengthen(value)
-    elif isinstance(data, list):
-        for value in data:
-            lengthen(value)
+def lengthen(data: dict[str, Any]) -> None:
+    """A four-seat bid list holds the longest bids a seat line shows."""
+    if isinstance(data["bids"], list) and len(data["bids"]) == 4:
+        data["bids"] = ["blind 12", "blind 11", "blind 13", "blind nil"]
