@@ -124,14 +124,12 @@ class EasyBot(NormalBot):
         return Decision(pick, f"about {want} tricks")
 
 
-class ExpertBot(NormalBot):
-    """Searches over deals consistent with what it knows (PIMC with rule-based roll-outs), anytime."""
-
-    level = "expert"
+class _Searcher(NormalBot):
+    """A bot that searches within a time budget (``expert`` and the ``ismcts`` baseline)."""
 
     def __init__(self, seed: int | None = None, budget: float = DEFAULT_BUDGET,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        """An expert with ``budget`` seconds a card (when the caller gives no deadline), measured on
+        """A searcher with ``budget`` seconds a card (when the caller gives no deadline), measured on
         ``clock`` (the wall clock; ``time.thread_time`` gives every bot of a match the same CPU time on a
         busy machine; a caller's deadline is always on the wall clock)."""
         super().__init__(seed)
@@ -139,11 +137,18 @@ class ExpertBot(NormalBot):
         self.clock = clock
 
     def _deadline(self, deadline: float | None, factor: float = 1.0) -> float:
+        """When the search should stop, on ``self.clock``."""
         own = self.clock() + self.budget * factor
         if deadline is None or self.clock is not time.monotonic:
             return own
         # Keep a margin for the caller before a hard deadline.
         return min(own, deadline - 0.02)
+
+
+class ExpertBot(_Searcher):
+    """Searches over deals consistent with what it knows (PIMC with rule-based roll-outs), anytime."""
+
+    level = "expert"
 
     @staticmethod
     def _hard(deadline: float | None) -> float | None:
@@ -199,26 +204,16 @@ class ExpertBot(NormalBot):
                                               f"{worlds} simulated deals")
 
 
-class IsmctsBot(NormalBot):
+class IsmctsBot(_Searcher):
     """The research baseline: normal bidding, and information-set MCTS with random roll-outs for play."""
 
     level = "ismcts"
-
-    def __init__(self, seed: int | None = None, budget: float = DEFAULT_BUDGET,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        """A baseline searcher with ``budget`` seconds a card, measured on ``clock`` (as ``ExpertBot``)."""
-        super().__init__(seed)
-        self.budget = budget
-        self.clock = clock
 
     def play(self, view: HandView, totals: tuple[int, ...], bags: tuple[int, ...],
              deadline: float | None) -> Decision:
         """The most visited card of the search tree."""
         assert view.seat is not None
         k = Knowledge.from_view(view)
-        end = self.clock() + self.budget
-        if deadline is not None and self.clock is time.monotonic:
-            end = min(end, deadline - 0.02)
-        card, iterations = ismcts_play(view, k, totals, bags, end, self.rng, clock=self.clock,
+        card, iterations = ismcts_play(view, k, totals, bags, self._deadline(deadline), self.rng, clock=self.clock,
                                        hard_deadline=None if deadline is None else deadline - 0.02)
         return Decision(Play(view.seat, card), f"ISMCTS, {iterations} iterations")
