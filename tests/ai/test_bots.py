@@ -216,3 +216,52 @@ def test_the_budget_is_read_on_the_bots_clock() -> None:
         d = cls(1, budget=1.0, clock=lambda: 0.0).decide(v, (0, 0), t0 + 0.2, (0, 0))
         assert d.action in v.legal
         assert time.monotonic() - t0 < 5.0
+
+
+def _deal_to_first_bidder(cards: list[str], seed: int) -> Hand:
+    """A standard hand (dealer 0) in which seat 1, the first to bid, holds ``cards``; the rest shuffled."""
+    from spades.core.cards import parse_face
+
+    rules = load_rules("standard")
+    mine = [parse_face(c) for c in cards]
+    rest = [c for c in rules.layout.deck if c not in mine]
+    random.Random(seed).shuffle(rest)
+    order = []
+    for i in range(52):
+        order.append(mine[i // 4] if i % 4 == 0 else rest.pop())
+    return Hand(rules, 0, order)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_expert_bids_nil_with_a_hand_that_ducks_everything_and_not_with_top_spades(seed: int) -> None:
+    low = ["2C", "3C", "4C", "2D", "3D", "5D", "7D", "2H", "3H", "4H", "6H", "2S", "3S"]
+    strong = ["AS", "KS", "QS", "JS", "AH", "KH", "AD", "3D", "4D", "5C", "6C", "7C", "8C"]
+    for cards, nil in ((low, True), (strong, False)):
+        hand = _deal_to_first_bidder(cards, seed)
+        bot = ExpertBot(seed, budget=0.02, clock=time.thread_time)
+        d = bot.decide(view_hand(hand, 1), (0, 0), None, (0, 0))
+        assert isinstance(d.action, Bid)
+        assert d.action.value.is_nil is nil, d.reason
+        if nil:
+            assert "simulated deals" in d.reason
+        else:
+            assert d.action.value.tricks >= 5, d.reason
+
+
+def test_nil_utility_scales_up_the_simulated_failures() -> None:
+    from spades.ai.search import NIL_FAIL_SCALE, BidSearch
+
+    found = BidSearch(BidValue(3), 30.0, nil_rate=0.9, worlds=40, nil_made=120.0, nil_failed=-80.0)
+    p = 1 - NIL_FAIL_SCALE * 0.1
+    assert found.nil_utility(100) == pytest.approx(p * 120 - (1 - p) * 80)
+    # No failure in the sample: one is priced as the nil's points lost twice over.
+    sure = BidSearch(BidValue(3), 30.0, nil_rate=1.0, worlds=40, nil_made=120.0, nil_failed=None)
+    assert sure.nil_utility(100) == pytest.approx(120.0)
+    assert sure.nil_utility(100, fail_scale=1.0) == pytest.approx(120.0)
+    rare = BidSearch(BidValue(3), 30.0, nil_rate=0.95, worlds=40, nil_made=120.0, nil_failed=None)
+    q = 1 - NIL_FAIL_SCALE * 0.05
+    assert rare.nil_utility(100) == pytest.approx(q * 120 + (1 - q) * (120 - 200))
+    # A hopeless nil: the scaled failure rate is capped at certainty.
+    hopeless = BidSearch(BidValue(3), 30.0, nil_rate=0.2, worlds=40, nil_made=100.0, nil_failed=-90.0)
+    assert hopeless.nil_utility(100) == pytest.approx(-90.0)
+    assert BidSearch(BidValue(3), 30.0, 0.0, 40).nil_utility(100) is None
