@@ -205,7 +205,8 @@ class Player:
         """Open the table's socket and say hello (then read the welcome)."""
         conn = connect(f"{self.ws_base}/ws/tables/{table}",
                        additional_headers={"Cookie": f"spades_session={self.token}"},
-                       origin=origin, open_timeout=10, max_size=2**22)  # type: ignore[arg-type]
+                       origin=origin, open_timeout=10, max_size=2**22,
+                       ping_interval=None)  # type: ignore[arg-type]
         s = Sock(conn)
         if hello:
             msg: Msg = {"type": "hello", "v": 1, "last_seq": last_seq}
@@ -222,7 +223,7 @@ class Player:
 
 def anonymous_sock(ws_base: str, table: str, invite: str | None = None) -> Sock:
     """A socket with no session at all (an anonymous spectator)."""
-    s = Sock(connect(f"{ws_base}/ws/tables/{table}", open_timeout=10, max_size=2**22))
+    s = Sock(connect(f"{ws_base}/ws/tables/{table}", open_timeout=10, max_size=2**22, ping_interval=None))
     msg: Msg = {"type": "hello", "v": 1, "last_seq": None}
     if invite:
         msg["invite"] = invite

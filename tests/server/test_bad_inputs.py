@@ -204,7 +204,8 @@ def test_private_table_needs_its_invite(server: LiveServer, player: Callable[[],
     p, q = player(), player()
     r = p.http.post("/api/tables", json={"rules": "standard", "public": False}).json()
     assert p.http.get("/api/lobby").json()["tables"] == []
-    conn = connect(f"{server.ws_url}/ws/tables/{r['id']}", additional_headers={"Cookie": f"spades_session={q.token}"})
+    conn = connect(f"{server.ws_url}/ws/tables/{r['id']}", additional_headers={"Cookie": f"spades_session={q.token}"},
+                   ping_interval=None)
     conn.send(json.dumps({"type": "hello", "v": 1}))
     assert json.loads(conn.recv(timeout=5))["code"] == "forbidden"
     with pytest.raises(ConnectionClosed):
