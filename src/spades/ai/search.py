@@ -96,7 +96,7 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
     """The expert's card: the best mean utility over deals sampled until ``deadline``.
 
     With a ``prior`` (the rule-based choice) the search keeps it unless another card beats it, deal
-    by deal, by more than ``margin`` points and two standard errors of the paired difference: the
+    by deal, by more than ``margin`` points and ``z`` standard errors of the paired difference: the
     rules of thumb are right far more often than a few dozen noisy deals can show otherwise.
     At least ``min_worlds`` deals are searched unless the caller's ``hard_deadline`` comes first.
     ``deadline`` is read on ``clock`` (the wall clock, or a CPU clock for fair matches on a busy
@@ -238,10 +238,10 @@ def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[in
     nil_ok = any(b.is_nil for b in options)
     ro = Rollout(rules, bags, totals, v.bidless)
     my_est = estimate_tricks(rules, k.own)
+    # Each deal is played once with a number bid (every number bid is then scored on its tricks) and once as nil.
+    tried = [BidValue(max(1, round(my_est)))] + ([BidValue(0)] if nil_ok else [])
     results_num: list[tuple[list[BidValue | None], list[int]]] = []
-    results_nil: list[tuple[list[BidValue | None], list[int]]] = []
     worlds = 0
-    nil_made = 0
     nil_u_made: list[float] = []
     nil_u_failed: list[float] = []
     while worlds < max_worlds and (worlds < 6 or clock() < deadline):
@@ -253,23 +253,16 @@ def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[in
         for s in range(lay.n):
             if provisional[s] is None and s != me:
                 provisional[s] = BidValue(max(1, round(estimate_tricks(rules, hands[s]))))
-        runs: list[tuple[BidValue, list[tuple[list[BidValue | None], list[int]]]]] = []
-        runs.append((BidValue(max(1, round(my_est))), results_num))
-        if nil_ok:
-            runs.append((BidValue(0), results_nil))
-        for mine, store in runs:
+        for mine in tried:
             bids = provisional[:]
             bids[me] = mine
             h = _bid_world(v, hands, bids)
             ro.play_out(h)
-            store.append((list(h.bids), list(h.tricks_taken)))
-            if mine.is_nil:
+            if not mine.is_nil:
+                results_num.append((list(h.bids), list(h.tricks_taken)))
+            else:
                 u_nil = ro.score(h.bids, h.tricks_taken)[side]
-                if h.tricks_taken[me] == 0:
-                    nil_made += 1
-                    nil_u_made.append(u_nil)
-                else:
-                    nil_u_failed.append(u_nil)
+                (nil_u_made if h.tricks_taken[me] == 0 else nil_u_failed).append(u_nil)
         worlds += 1
     best: BidValue | None = None
     best_u = -1e9
@@ -283,14 +276,11 @@ def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[in
         if u > best_u:
             best, best_u = b, u
     if nil_ok and (not numbers_only or best is None):
-        u = 0.0
-        for bids, tricks in results_nil:
-            u += ro.score(bids, tricks)[side]
-        u /= max(1, len(results_nil))
+        u = (sum(nil_u_made) + sum(nil_u_failed)) / max(1, worlds)
         if u > best_u or best is None:
             best, best_u = BidValue(0), u
     assert best is not None
-    return BidSearch(best, best_u, nil_made / max(1, worlds), worlds,
+    return BidSearch(best, best_u, len(nil_u_made) / max(1, worlds) if nil_ok else 0.0, worlds,
                      sum(nil_u_made) / len(nil_u_made) if nil_u_made else None,
                      sum(nil_u_failed) / len(nil_u_failed) if nil_u_failed else None)
 
