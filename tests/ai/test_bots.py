@@ -12,8 +12,10 @@ from spades.ai.arena import build_bot
 from spades.ai.base import infer_bags
 from spades.ai.bots import ExpertBot, IsmctsBot
 from spades.ai.knowledge import OUT, Knowledge
+from spades.ai.search import NIL_FAIL_SCALE, BidSearch
 from spades.core import Game, Hand, Phase, SpadesError, deal_order, seeded_shuffler, view_hand
 from spades.core.actions import Bid, BidValue, Play
+from spades.core.cards import parse_face
 from spades.variants import PRESETS, load_rules
 
 
@@ -220,8 +222,6 @@ def test_the_budget_is_read_on_the_bots_clock() -> None:
 
 def _deal_to_first_bidder(cards: list[str], seed: int) -> Hand:
     """A standard hand (dealer 0) in which seat 1, the first to bid, holds ``cards``; the rest shuffled."""
-    from spades.core.cards import parse_face
-
     rules = load_rules("standard")
     mine = [parse_face(c) for c in cards]
     rest = [c for c in rules.layout.deck if c not in mine]
@@ -249,8 +249,6 @@ def test_expert_bids_nil_with_a_hand_that_ducks_everything_and_not_with_top_spad
 
 
 def test_nil_utility_scales_up_the_simulated_failures() -> None:
-    from spades.ai.search import NIL_FAIL_SCALE, BidSearch
-
     found = BidSearch(BidValue(3), 30.0, nil_rate=0.9, worlds=40, nil_made=120.0, nil_failed=-80.0)
     p = 1 - NIL_FAIL_SCALE * 0.1
     assert found.nil_utility(100) == pytest.approx(p * 120 - (1 - p) * 80)

@@ -210,15 +210,11 @@ class BidSearch:
         """The expected utility of bidding nil with the simulation's failure rate scaled by ``fail_scale``
         (``None`` when nil was not simulated). With no failure among the deals, a failure is taken to
         cost the nil's points twice over (the bonus missed and the penalty paid)."""
-        if self.nil_made is None and self.nil_failed is None:
-            return None
+        if self.nil_made is None:
+            return self.nil_failed  # no simulated nil survived (or none was simulated)
+        failed = self.nil_made - 2 * nil_points if self.nil_failed is None else self.nil_failed
         p = max(0.0, 1.0 - fail_scale * (1.0 - self.nil_rate))
-        failed = self.nil_failed
-        if failed is None:
-            assert self.nil_made is not None
-            failed = self.nil_made - 2 * nil_points
-        made = self.nil_made if self.nil_made is not None else failed
-        return p * made + (1.0 - p) * failed
+        return p * self.nil_made + (1.0 - p) * failed
 
 
 def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[int], deadline: float,
