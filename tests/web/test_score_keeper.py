@@ -186,6 +186,39 @@ def test_house_rules_change_the_score(page: Any, live_server: LiveServer) -> Non
     assert totals(page) == ["53", "-110"]
 
 
+def test_a_slow_rules_check_keeps_what_is_being_typed(page: Any, live_server: LiveServer) -> None:
+    # Each check answers 400 ms late: the player goes on typing into the next field meanwhile, and the
+    # answer to the first change must neither replace that field nor reset what is in it.
+    page.add_init_script("""
+        const realFetch = window.fetch;
+        window.fetch = (url, opts) => String(url).includes('/api/rules/check')
+            ? new Promise((done) => setTimeout(done, 400)).then(() => realFetch(url, opts))
+            : realFetch(url, opts);
+    """)
+    page.goto(f"{live_server.url}/score.html#new")
+    page.wait_for_selector("#opt-nil_points", state="attached")
+    page.click("#house-rules summary")
+    page.fill("#opt-nil_points", "50")
+    page.dispatch_event("#opt-nil_points", "change")
+    page.fill("#opt-target", "7")
+    page.wait_for_selector("#option-grid .field.changed #opt-nil_points", state="attached")
+    assert page.input_value("#opt-target") == "7"
+    assert page.evaluate("document.activeElement.id") == "opt-target"
+    assert page.input_value("#opt-nil_points") == "50"
+    page.dispatch_event("#opt-target", "change")
+    page.wait_for_function("document.getElementById('rules-status').textContent.includes('cannot be played')")
+    assert page.input_value("#opt-target") == "7"
+    page.fill("#opt-target", "300")
+    page.dispatch_event("#opt-target", "change")
+    page.wait_for_function("!document.getElementById('start-game').disabled")
+    # Typing a house rule and pressing Start at once: the start waits for the slow check of it.
+    page.fill("#opt-nil_points", "60")
+    page.click("#start-game")
+    page.wait_for_selector("#bid-0")
+    rules = page.text_content("#game-rules")
+    assert "nil_points 60" in rules and "game to 300" in rules
+
+
 def enter_side_hand(page: Any, sides: list[tuple[int | None, int, dict[int, str]]]) -> None:
     """Enter a hand per side: (bid or None, tricks, {seat: "nil made" / "nil failed 1" ...})."""
     for k, (bid, took, nils) in enumerate(sides):

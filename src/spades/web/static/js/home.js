@@ -139,6 +139,7 @@ async function startOnline(me) {
   form.check();
   $("create-form").addEventListener("submit", async (e) => {
     e.preventDefault();
+    if (!form.result) await form.settled();  // a house rule typed just before the click is being checked
     if (!form.result || !form.result.ok) return;
     const turn = JSON.parse($("create-turn").value);
     try {

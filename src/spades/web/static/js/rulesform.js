@@ -46,8 +46,23 @@ export class RulesForm {
     return this.check();
   }
 
-  /** Ask the server whether the rules can be played, then redraw the controls from its answer. */
-  async check() {
+  /** Ask the server whether the rules can be played, then show its answer in the controls. */
+  check() {
+    this.pending = this.runCheck();
+    return this.pending;
+  }
+
+  /** The result of the latest check, once it has answered (a change made meanwhile is waited for too). */
+  async settled() {
+    let seq;
+    do {
+      seq = this.seq;
+      await this.pending;
+    } while (seq !== this.seq);
+    return this.result;
+  }
+
+  async runCheck() {
     const seq = ++this.seq;
     const n = Object.keys(this.overrides).length;
     if (this.countNode) this.countNode.textContent = n ? `(${n} changed)` : "";
@@ -71,44 +86,61 @@ export class RulesForm {
     this.onChecked(result);
   }
 
+  /**
+   * Show the checked options. The controls are built once and then updated in place, so a check that
+   * answers while the player is typing into another field neither replaces that field nor takes its
+   * focus; the focused control keeps what the player is typing.
+   */
   render(options, offline) {
-    replaceChildren(this.grid, this.catalogue.options.map((opt) => this.field(opt, options[opt.name], offline)));
+    if (!this.fields) {
+      this.fields = new Map(this.catalogue.options.map((opt) => [opt.name, this.field(opt)]));
+      replaceChildren(this.grid, [...this.fields.values()].map((f) => f.wrap));
+    }
+    for (const opt of this.catalogue.options) {
+      const { wrap, control } = this.fields.get(opt.name);
+      const value = options[opt.name];
+      wrap.classList.toggle("changed", Object.hasOwn(this.overrides, opt.name));
+      control.disabled = offline;
+      if (control === document.activeElement && control.tagName === "INPUT") continue;
+      if (opt.choices.length) control.value = JSON.stringify(value);
+      else if (opt.low === null) control.value = (value || []).join(", ");
+      else control.value = value === null || value === undefined ? "" : value;
+    }
   }
 
-  field(opt, value, offline) {
+  field(opt) {
     const id = `${this.idPrefix}${opt.name}`;
-    const changed = Object.hasOwn(this.overrides, opt.name);
     let control;
     if (opt.choices.length) {
-      control = el("select", { id, disabled: offline },
-        opt.choices.map((c) => el("option", { value: JSON.stringify(c), selected: c === value }, valueText(c))));
+      control = el("select", { id },
+        opt.choices.map((c) => el("option", { value: JSON.stringify(c) }, valueText(c))));
       control.addEventListener("change", () => this.set(opt.name, JSON.parse(control.value)));
     } else if (opt.low === null) {
-      control = el("input", { id, value: (value || []).join(", "), placeholder: "none", disabled: offline,
-        autocomplete: "off" });
+      control = el("input", { id, placeholder: "none", autocomplete: "off" });
       control.addEventListener("change", () => this.set(opt.name,
         control.value.split(/[\s,]+/).map((s) => s.trim().toUpperCase()).filter(Boolean)));
     } else {
       control = el("input", { id, type: "number", inputmode: "numeric", min: opt.low, max: opt.high,
-        step: /points|penalty/.test(opt.name) ? 10 : 1, value: value === null ? "" : value,
-        placeholder: opt.nullable ? "none" : undefined, disabled: offline });
+        step: /points|penalty/.test(opt.name) ? 10 : 1, placeholder: opt.nullable ? "none" : undefined });
       control.addEventListener("change", () => {
         const raw = control.value.trim();
         this.set(opt.name, raw === "" && opt.nullable ? null : Number(raw));
       });
     }
-    return el("div", { class: `field${changed ? " changed" : ""}` },
+    const wrap = el("div", { class: "field" },
       el("label", { for: id }, opt.name),
       control,
       el("span", { class: "hint" }, opt.meaning, " ", el("a", { href: `/rules.html#opt-${opt.name}` }, "More")));
+    return { wrap, control };
   }
 
   set(name, value) {
+    // A control left after an unchanged edit reports a change again: nothing to check then.
+    if (Object.hasOwn(this.overrides, name) && JSON.stringify(this.overrides[name]) === JSON.stringify(value)) {
+      return this.pending;
+    }
     this.overrides[name] = value;
-    return this.check().then(() => {
-      const again = document.getElementById(`${this.idPrefix}${name}`);
-      if (again) again.focus();
-    });
+    return this.check();
   }
 }
 

@@ -508,8 +508,10 @@ function sideOfText(seat) {
   return `partner of ${partners.join(" and ")}`;
 }
 
-function startGame(event) {
+async function startGame(event) {
   event.preventDefault();
+  // Typing a house rule and pressing Start at once: the rules are still being checked.
+  if (form && !form.result) await form.settled();
   if (!layout || $("start-game").disabled || !form.result || !form.result.ok) return;
   const names = [...$("names").querySelectorAll("input")].map((i, k) => i.value.trim() || `Seat ${k + 1}`);
   const game = {
