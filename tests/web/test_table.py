@@ -485,6 +485,15 @@ def clock_seen_while_playing(page: Any) -> None:
     page.evaluate("window.scrollTo(0, 0)")
 
 
+def test_the_table_shows_its_rules(page: Any, game_server: LiveServer) -> None:
+    # A player who joins a table with house rules can read them, each linked to its explanation.
+    start_game(page, game_server, rules={"preset": "standard", "nil_points": 50, "target": 300})
+    page.wait_for_function("document.getElementById('table-rules').textContent.includes('game to')")
+    assert page.text_content("#table-rules") == "Rules: standard, nil_points 50, target 300 · game to 300"
+    links = page.eval_on_selector_all("#table-rules a", "as => as.map((a) => a.getAttribute('href'))")
+    assert links == ["/rules.html#presets", "/rules.html#opt-nil_points", "/rules.html#opt-target"]
+
+
 @pytest.mark.parametrize("viewport", ["phone", "desktop"], indirect=True)
 def test_timed_game_shows_its_clock(page: Any, game_server: LiveServer,
                                     viewport: tuple[str, dict[str, int]]) -> None:

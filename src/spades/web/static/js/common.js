@@ -112,6 +112,17 @@ export function valueText(value) {
   return String(value);
 }
 
+/**
+ * The rules of a game for a status line: "Rules: standard, nil_points 50 · game to 300", each name a
+ * link to its explanation on the rules page.
+ */
+export function rulesLine(preset, overrides, target) {
+  return ["Rules: ", el("a", { href: "/rules.html#presets" }, preset),
+    Object.entries(overrides || {}).map(([k, v]) => [", ",
+      el("a", { href: `/rules.html#opt-${k}` }, k), ` ${valueText(v)}`]),
+    target === undefined ? "" : ` · game to ${target}`];
+}
+
 /** Signed points: +53, -160, 0. */
 export function signed(n) {
   return n > 0 ? `+${n}` : String(n);

@@ -6,7 +6,7 @@
 // merged with this device's copies: the copy changed last wins, a game deleted on one device goes from
 // the others.
 
-import { OfflineError, api, el, loadJSON, replaceChildren, rulesCatalogue, saveJSON, signed, valueText }
+import { OfflineError, api, el, loadJSON, replaceChildren, rulesCatalogue, rulesLine, saveJSON, signed, valueText }
   from "./common.js";
 import { RulesForm, layoutSummary } from "./rulesform.js";
 
@@ -546,10 +546,7 @@ function showGame(game) {
   if (editing !== null && editing >= game.hands.length) editing = null;
   $("game-view").hidden = false;
   $("game-title").textContent = game.name;
-  replaceChildren($("game-rules"), "Rules: ", el("a", { href: "/rules.html#presets" }, game.preset),
-    Object.entries(game.overrides || {}).map(([k, v]) => [", ",
-      el("a", { href: `/rules.html#opt-${k}` }, k), ` ${valueText(v)}`]),
-    ` · game to ${game.layout.target}`);
+  replaceChildren($("game-rules"), rulesLine(game.preset, game.overrides, game.layout.target));
   $("share-text").hidden = typeof navigator.share !== "function";
   renderGame();
   buildHandForm();

@@ -3,7 +3,7 @@
 // `legal` list (the engine's legal actions); nothing here decides what is allowed. Chat and names are
 // shown with textContent only.
 
-import { api, el, replaceChildren, signed } from "./common.js";
+import { api, el, replaceChildren, rulesLine, signed } from "./common.js";
 import { cardBack, cardName, cardSVG, sortHand } from "./cards.js";
 import { SeedKeeper } from "./seeds.js";
 
@@ -410,6 +410,7 @@ async function loadLayout(spec) {
     if (answer.ok) {
       layout = answer.layout;
       topTrumps = answer.options.top_trumps || [];
+      replaceChildren($("table-rules"), rulesLine(preset, overrides, layout.target));
       render();
     }
   } catch {
