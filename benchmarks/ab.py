@@ -29,6 +29,7 @@ import importlib.util
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +40,16 @@ from spades.core.view import view_hand
 from spades.variants import load_rules
 
 
-def fix_sizes(worlds: int, bid_worlds: int, iterations: int) -> None:
-    """Make every search run to a fixed size: no deadline, at most the given deals or iterations."""
+def fix_sizes(worlds: int, bid_worlds: int, iterations: int,
+              patch: Callable[[object, str, object], None] = setattr) -> None:
+    """Make every search run to a fixed size: no deadline, at most the given deals or iterations.
+    (``patch`` sets each attribute: a test passes its ``monkeypatch.setattr`` to undo them after.)"""
     play, bid, tree = search.pimc_play, search.pimc_bid, search.ismcts_play
-    bots._Searcher._deadline = lambda self, deadline, factor=1.0: self.clock() + 1e9  # type: ignore[method-assign]
-    bots.ExpertBot._hard = staticmethod(lambda deadline: None)  # type: ignore[method-assign]
-    bots.pimc_play = lambda *a, **k: play(*a, **{**k, "max_worlds": worlds})  # type: ignore[assignment]
-    bots.pimc_bid = lambda *a, **k: bid(*a, **{**k, "max_worlds": bid_worlds})  # type: ignore[assignment]
-    bots.ismcts_play = lambda *a, **k: tree(*a, **{**k, "max_iterations": iterations})  # type: ignore[assignment]
+    patch(bots._Searcher, "_deadline", lambda self, deadline, factor=1.0: self.clock() + 1e9)
+    patch(bots.ExpertBot, "_hard", staticmethod(lambda deadline: None))
+    patch(bots, "pimc_play", lambda *a, **k: play(*a, **{**k, "max_worlds": worlds}))
+    patch(bots, "pimc_bid", lambda *a, **k: bid(*a, **{**k, "max_worlds": bid_worlds}))
+    patch(bots, "ismcts_play", lambda *a, **k: tree(*a, **{**k, "max_iterations": iterations}))
 
 
 def load_variant(spec: str) -> None:
