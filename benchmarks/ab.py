@@ -28,7 +28,6 @@ import argparse
 import importlib.util
 import json
 import math
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -141,8 +140,11 @@ def main() -> None:
     c.add_argument("a")
     c.add_argument("b")
     args = p.parse_args()
-    run(args) if args.cmd == "run" else compare(args)
+    if args.cmd == "run":
+        run(args)
+    else:
+        compare(args)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
