@@ -139,3 +139,51 @@ def test_turn_timers_and_game_clocks_resume_after_kill_9(tmp_path: Path) -> None
         assert game is not None and game <= game_a - elapsed + 0.5, (game_a, elapsed, game)
     finally:
         srv.stop()
+
+
+def test_an_away_player_stays_away_after_a_restart(tmp_path: Path) -> None:
+    """A player whose turn timed out with no socket left is away: after a SIGKILL and a restart the seat
+    is still shown away and the bot plays its next turn at once, not after another turn timer."""
+    srv = ServeProcess(tmp_path / "spades.db", extra=["--bot-delay", "0"]).start()
+    try:
+        def make() -> Player:
+            return Player(srv.url, srv.ws_url)
+
+        # 4 s turns (the restart grace is shorter): long enough to tell a bot's move from a timeout.
+        tid, ps, socks = seat_four(make, {"preset": "standard", "target": 100}, turn_seconds=4,
+                                   bot_level="random")
+        gone = socks[0].view["to_act"]  # type: ignore[index]
+        socks[gone].close()
+        m = socks[(gone + 1) % 4].until(lambda m: m["type"] == "table" and m["table"]["seats"][gone]["away"],
+                                        timeout=15)
+        assert m["table"]["seats"][gone]["away"] is True
+        srv.kill9()
+        srv.start()
+        here = {i: ps[i].sock(tid) for i in range(4) if i != gone}
+        for s in here.values():
+            s.drain(0.2)
+            assert s.table is not None and s.table["seats"][gone]["away"] is True
+        # Play round to the away seat's next turn: the bot answers it well inside its 4 s timer.
+        watcher = next(iter(here.values()))
+
+        def by_gone(since: int) -> list[dict[str, Any]]:
+            return [m for m in watcher.received[since:] if m["type"] == "event" and m["event"]["kind"] == "action"
+                    and m["event"]["action"]["seat"] == gone]
+
+        for _ in range(12):
+            seat = wait_turn(list(here.values()), here, timeout=10)
+            assert seat is not None
+            mark = len(watcher.received)
+            assert here[seat].act(choose(here[seat].view))["type"] == "ack"  # type: ignore[arg-type]
+            acted = time.monotonic()
+            watcher.drain(0.05)
+            if by_gone(mark):
+                break
+            if watcher.view is not None and watcher.view["to_act"] == gone:
+                watcher.until(lambda m, mark=mark: bool(by_gone(mark)), timeout=10)
+                break
+        else:
+            raise AssertionError("the away seat's turn never came")
+        assert [m["event"]["by"] for m in by_gone(mark)] == ["bot"] and time.monotonic() - acted < 2.5
+    finally:
+        srv.stop()

@@ -77,3 +77,39 @@ def test_a_timed_game_replays_to_the_same_end_whenever_it_is_loaded() -> None:
         assert again.over and again.game.over and again.game.winner == t.game.winner
         assert len(again.game.hands) == hands_seen and again.game.started_at == 1000.0
         assert again.turn_started_at == t.turn_started_at
+
+
+def test_a_restart_remembers_which_players_are_away() -> None:
+    """A player found gone at a timeout stays away when the log is replayed (the bot goes on playing the
+    seat at once after a restart); a slow but connected player's timeout does not make them away, and
+    the player's own move brings them back."""
+    t = new_table()
+    rows = t.seat_rows([(i, Seat(f"p{i}", f"P{i}")) for i in range(4)])
+    rows.append(t.deal_row())
+
+    def act(by: str) -> int:
+        seat = t.game.hand.to_act
+        rows.extend(t.action_rows(t.game.legal_actions()[-1], by, f"p{seat}" if by == "player" else None, None))
+        return seat
+
+    def replayed() -> set[int]:
+        again = new_table()
+        again.replay(rows)
+        assert again.seq == t.seq
+        return again.away
+
+    slow = act("timeout")  # connected: the hub did not mark the seat away
+    assert replayed() == set() and not rows[-1].data.get("away")
+    gone = t.game.hand.to_act
+    t.away.add(gone)  # what the hub does when the player has no socket left
+    assert act("timeout") == gone and rows[-1].data["away"] is True
+    assert replayed() == {gone} and slow != gone
+    while t.game.hand.to_act != gone:
+        act("player")
+    act("bot")  # the bot plays the away seat's next turn
+    assert replayed() == {gone}
+    t.away.discard(gone)  # the player comes back and plays
+    while t.game.hand.to_act != gone:
+        act("player")
+    act("player")
+    assert replayed() == set()

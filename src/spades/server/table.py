@@ -205,7 +205,10 @@ class TableState:
             self.game.apply(action)
         finally:
             self._at = None
-        row = self._row("action", {"action": encode_action(action), "by": by}, 1, player, client_id, now)
+        data: dict[str, Any] = {"action": encode_action(action), "by": by}
+        if by == "timeout" and action.seat in self.away:
+            data["away"] = True  # the hub found the player gone: replaying the log marks the seat away again
+        row = self._row("action", data, 1, player, client_id, now)
         self._record(row)
         rows = [row]
         rows += self._after_action()
@@ -298,10 +301,12 @@ class TableState:
         d = row.data
         if row.kind == "action":
             self._at = row.created_at
+            action = decode_action(d["action"])
             try:
-                self.game.apply(decode_action(d["action"]))
+                self.game.apply(action)
             finally:
                 self._at = None
+            self._replay_away(action.seat, d.get("by"), bool(d.get("away")))
         elif row.kind == "commit":
             self.pending = {"hand": d["hand"], "commitment": d["commitment"], "seed": d["seed"], "seeds": {}}
         elif row.kind == "seed":
@@ -329,6 +334,17 @@ class TableState:
         if not self.events or last < self.events[0].seq - 1:
             return None if last < self.seq else []
         return self.events[last - self.events[0].seq + 1:]
+
+    def _replay_away(self, seat: int, by: str | None, away: bool) -> None:
+        """Whether a seated player is away, as the log says (after a restart the bot goes on playing
+        for a player who was gone, until that player comes back): a bot's move for a seated player or a
+        timeout logged as away marks the seat away, the player's own move clears it."""
+        if self.seats[seat].player is None:
+            return
+        if by == "player":
+            self.away.discard(seat)
+        elif by == "bot" or away:
+            self.away.add(seat)
 
     def replay(self, rows: list[EventRow]) -> None:
         """Rebuild from the log (rows in order from 1)."""
