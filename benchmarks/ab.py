@@ -56,12 +56,17 @@ def load_variant(spec: str) -> None:
     path, _, name = spec.rpartition(":")
     if not path or not name:
         raise SystemExit(f"--variant wants FILE.py:FUNCTION, got {spec!r}")
+    if not Path(path).is_file():
+        raise SystemExit(f"--variant: no file {path}")
     mod_spec = importlib.util.spec_from_file_location("ab_variant", path)
     if mod_spec is None or mod_spec.loader is None:
-        raise SystemExit(f"cannot load {path}")
+        raise SystemExit(f"--variant: cannot load {path} as Python")
     module = importlib.util.module_from_spec(mod_spec)
     mod_spec.loader.exec_module(module)
-    getattr(module, name)()
+    patch = getattr(module, name, None)
+    if not callable(patch):
+        raise SystemExit(f"--variant: {path} has no function {name}")
+    patch()
 
 
 def one_table(game_seed: int, expert_even: bool) -> dict[str, Any]:

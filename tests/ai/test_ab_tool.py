@@ -43,3 +43,14 @@ def test_compare_pairs_two_runs_deal_by_deal(tmp_path: Path, capsys: Any) -> Non
     ab.compare(type("Args", (), {"a": str(a), "b": str(b)})())
     out = capsys.readouterr().out
     assert "paired over 3 deals: +2.00 +-0.00" in out
+
+
+def test_a_bad_variant_says_what_is_wrong(tmp_path: Path) -> None:
+    ab = load_ab()
+    ideas = tmp_path / "ideas.py"
+    ideas.write_text("CALLED = []\n\ndef idea():\n    CALLED.append(1)\n")
+    for spec, said in [("ideas.py", "FILE.py:FUNCTION"), (f"{tmp_path}/nope.py:idea", "no file"),
+                       (f"{ideas}:other", "has no function other"), (f"{ideas}:CALLED", "has no function CALLED")]:
+        with pytest.raises(SystemExit, match=said):
+            ab.load_variant(spec)
+    ab.load_variant(f"{ideas}:idea")  # a good one runs
