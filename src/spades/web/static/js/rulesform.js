@@ -89,7 +89,8 @@ export class RulesForm {
   /**
    * Show the checked options. The controls are built once and then updated in place, so a check that
    * answers while the player is typing into another field neither replaces that field nor takes its
-   * focus; the focused control keeps what the player is typing.
+   * focus; the focused control keeps what the player is typing, and is shown the checked form of what
+   * it sent (say "BJ, LJ" for "bj lj") only when nothing was typed into it since.
    */
   render(options, offline) {
     if (!this.fields) {
@@ -101,7 +102,8 @@ export class RulesForm {
       const value = options[opt.name];
       wrap.classList.toggle("changed", Object.hasOwn(this.overrides, opt.name));
       control.disabled = offline;
-      if (control === document.activeElement && control.tagName === "INPUT") continue;
+      if (control === document.activeElement && control.tagName === "INPUT"
+          && control.value !== control.dataset.sent) continue;
       if (opt.choices.length) control.value = JSON.stringify(value);
       else if (opt.low === null) control.value = (value || []).join(", ");
       else control.value = value === null || value === undefined ? "" : value;
@@ -117,13 +119,16 @@ export class RulesForm {
       control.addEventListener("change", () => this.set(opt.name, JSON.parse(control.value)));
     } else if (opt.low === null) {
       control = el("input", { id, placeholder: "none", autocomplete: "off" });
-      control.addEventListener("change", () => this.set(opt.name,
-        control.value.split(/[\s,]+/).map((s) => s.trim().toUpperCase()).filter(Boolean)));
+      control.addEventListener("change", () => {
+        control.dataset.sent = control.value;
+        this.set(opt.name, control.value.split(/[\s,]+/).map((s) => s.trim().toUpperCase()).filter(Boolean));
+      });
     } else {
       control = el("input", { id, type: "number", inputmode: "numeric", min: opt.low, max: opt.high,
         step: /points|penalty/.test(opt.name) ? 10 : 1, placeholder: opt.nullable ? "none" : undefined });
       control.addEventListener("change", () => {
         const raw = control.value.trim();
+        control.dataset.sent = control.value;
         this.set(opt.name, raw === "" && opt.nullable ? null : Number(raw));
       });
     }
