@@ -219,21 +219,23 @@ def test_a_slow_rules_check_keeps_what_is_being_typed(page: Any, live_server: Li
     assert "nil_points 60" in rules and "game to 300" in rules
 
 
-def test_a_rule_typed_loosely_is_shown_as_checked_while_the_field_has_focus(page: Any,
-                                                                          live_server: LiveServer) -> None:
+def test_enter_confirms_a_rule_and_shows_it_as_checked(page: Any, live_server: LiveServer) -> None:
+    # Enter in a house-rule field checks that rule and does not start the game (more rules may follow).
     page.goto(f"{live_server.url}/score.html#new")
     page.wait_for_selector("#opt-removed_cards", state="attached")
     page.click("#house-rules summary")
     page.fill("#opt-removed_cards", "2c 10h")
-    page.dispatch_event("#opt-removed_cards", "change")  # a change while the field keeps the focus
+    page.press("#opt-removed_cards", "Enter")  # confirms this rule; the field keeps the focus
     page.wait_for_function("document.getElementById('opt-removed_cards').value === '2C, TH'")
     assert page.evaluate("document.activeElement.id") == "opt-removed_cards"
-    # Typing again before the next answer: what is typed stays.
-    page.fill("#opt-removed_cards", "2c 2d")
-    page.fill("#opt-nil_points", "50")
-    page.dispatch_event("#opt-nil_points", "change")
-    page.wait_for_selector("#option-grid .field.changed #opt-nil_points", state="attached")
-    assert page.input_value("#opt-nil_points") == "50"
+    assert page.is_visible("#new-form") and page.text_content("#override-count") == "(1 changed)"
+    page.fill("#opt-target", "300")
+    page.press("#opt-target", "Enter")
+    page.wait_for_function("document.getElementById('override-count').textContent === '(2 changed)'")
+    assert page.is_visible("#new-form") and not page.is_visible("#bid-0")
+    page.click("#start-game")  # the button starts the game, with both rules
+    page.wait_for_selector("#bid-0")
+    assert "removed_cards" in page.text_content("#game-rules") and "game to 300" in page.text_content("#game-rules")
 
 
 def enter_side_hand(page: Any, sides: list[tuple[int | None, int, dict[int, str]]]) -> None:

@@ -132,6 +132,15 @@ export class RulesForm {
         this.set(opt.name, raw === "" && opt.nullable ? null : Number(raw));
       });
     }
+    if (control.tagName === "INPUT") {
+      // Enter confirms this rule (and checks it) rather than submitting the whole form: a player setting
+      // several house rules should not start the game after the first one.
+      control.addEventListener("keydown", (e) => {
+        if (e.key !== "Enter") return;
+        e.preventDefault();
+        control.dispatchEvent(new Event("change"));
+      });
+    }
     const wrap = el("div", { class: "field" },
       el("label", { for: id }, opt.name),
       control,
