@@ -224,6 +224,7 @@ def test_enter_confirms_a_rule_and_shows_it_as_checked(page: Any, live_server: L
     page.goto(f"{live_server.url}/score.html#new")
     page.wait_for_selector("#opt-removed_cards", state="attached")
     page.click("#house-rules summary")
+    page.press("#opt-nil_points", "Enter")  # nothing typed: nothing changes
     page.fill("#opt-removed_cards", "2c 10h")
     page.press("#opt-removed_cards", "Enter")  # confirms this rule; the field keeps the focus
     page.wait_for_function("document.getElementById('opt-removed_cards').value === '2C, TH'")

@@ -107,6 +107,7 @@ export class RulesForm {
       if (opt.choices.length) control.value = JSON.stringify(value);
       else if (opt.low === null) control.value = (value || []).join(", ");
       else control.value = value === null || value === undefined ? "" : value;
+      control.dataset.shown = control.value;
     }
   }
 
@@ -138,7 +139,7 @@ export class RulesForm {
       control.addEventListener("keydown", (e) => {
         if (e.key !== "Enter") return;
         e.preventDefault();
-        control.dispatchEvent(new Event("change"));
+        if (control.value !== control.dataset.shown) control.dispatchEvent(new Event("change"));
       });
     }
     const wrap = el("div", { class: "field" },
