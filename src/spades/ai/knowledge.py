@@ -24,6 +24,26 @@ OUT = -1
 
 
 @dataclass(frozen=True)
+class BidEvidence:
+    """How guessed deals read the bids (``Knowledge.sample`` with ``bids_weight``): a seat's high-card
+    count ``est`` is taken to be its bid plus ``number_offset``, give or take ``number_spread`` tricks
+    (a Gaussian), and a nil bidder's to be at most ``nil_free``, give or take ``nil_spread`` above it;
+    ``tries`` deals are drawn at most for one guess. The spread is looser than the bots' own bids
+    (0.5 to 0.8 tricks), but reading bids that tightly did not measurably help (``benchmarks/README.md``,
+    Sixth session)."""
+
+    number_spread: float = 1.8
+    number_offset: float = 0.0
+    nil_free: float = 0.0
+    nil_spread: float = 1.2
+    tries: int = 6
+
+
+BID_EVIDENCE = BidEvidence()
+"""The model in use (an experiment may replace it: ``benchmarks/bid_evidence.py``)."""
+
+
+@dataclass(frozen=True)
 class CardTables:
     """Per-rule-set lookups for fast card logic: sort keys and each suit's cards by strength."""
 
@@ -160,15 +180,16 @@ class Knowledge:
                 mask |= lay.suit_mask[s]
         return (self.unseen & mask) | self.known.get(seat, 0)
 
-    def sample(self, rng: random.Random, bids_weight: HandView | None = None, tries: int = 6) -> dict[int, int]:
+    def sample(self, rng: random.Random, bids_weight: HandView | None = None,
+               tries: int | None = None) -> dict[int, int]:
         """Deal the unseen cards to their holders consistently with the known facts.
 
-        With ``bids_weight`` (the view), up to ``tries`` deals are drawn and one is kept with
-        probability proportional to how well the seats' cards fit their bids.
+        With ``bids_weight`` (the view), up to ``tries`` deals (``BID_EVIDENCE.tries`` by default) are
+        drawn and one is kept with probability proportional to how well the seats' cards fit their bids.
         """
         best: dict[int, int] | None = None
         best_w = -1.0
-        for _ in range(max(1, tries)):
+        for _ in range(max(1, BID_EVIDENCE.tries if tries is None else tries)):
             deal = self._deal_once(rng)
             if bids_weight is None:
                 return deal
@@ -277,12 +298,13 @@ class Knowledge:
                 est += t.high_value[c]
             spades = (whole & lay.spade_mask).bit_count()
             est += max(0, spades - 3 * scale) * 0.6
+            ev = BID_EVIDENCE
             if b.is_nil:
-                miss = est
-                sigma = 1.2
+                miss = max(0.0, est - ev.nil_free)
+                sigma = ev.nil_spread
             else:
-                miss = est - b.tricks
-                sigma = 1.8
+                miss = est - ev.number_offset - b.tricks
+                sigma = ev.number_spread
             w *= pow(2.718281828, -(miss * miss) / (2 * sigma * sigma))
         return w
 
