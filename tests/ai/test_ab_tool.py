@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -10,15 +9,11 @@ from typing import Any
 
 import pytest
 
-AB = Path(__file__).resolve().parents[2] / "benchmarks" / "ab.py"
+from .bench_tools import load_benchmark
 
 
 def load_ab() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("ab_tool", AB)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("ab.py")
 
 
 def test_fixed_sizes_make_a_table_repeat_exactly(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,9 +3,7 @@ benchmarks/bid_evidence.py's variants and measurement work."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -18,15 +16,11 @@ from spades.core.game import Game, seeded_shuffler
 from spades.core.view import view_hand
 from spades.variants import load_rules
 
-TOOL = Path(__file__).resolve().parents[2] / "benchmarks" / "bid_evidence.py"
+from .bench_tools import load_benchmark
 
 
 def load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bid_evidence_tool", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bid_evidence.py")
 
 
 def test_the_default_model_is_the_measured_expert_s() -> None:
