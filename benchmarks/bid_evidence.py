@@ -1,8 +1,8 @@
 """How well a seat's cards fit its bid: the spread of real bids, and variants of the model for ``ab.py``.
 
-``measure`` deals hands, lets a level bid them, and reports the high-card count ``est`` that
-``Knowledge._bid_fit`` uses against each bid (for number bids: the mean and spread of ``est`` minus
-the bid; for nils: of ``est``)::
+``measure`` deals hands, lets a level bid them, and reports the high-card count ``est``
+(``knowledge.bid_strength``) that ``Knowledge._bid_fit`` holds against each bid (for number bids: the
+mean and spread of ``est`` minus the bid; for nils: of ``est``)::
 
     .venv/bin/python benchmarks/bid_evidence.py measure --level normal --deals 300
 
@@ -17,8 +17,7 @@ import statistics
 
 from spades.ai import knowledge
 from spades.ai.arena import build_bot
-from spades.ai.knowledge import BidEvidence, tables
-from spades.core.cards import cards_of
+from spades.ai.knowledge import BidEvidence, bid_strength
 from spades.core.game import Game, seeded_shuffler
 from spades.core.hand import Phase
 from spades.core.view import view_hand
@@ -41,7 +40,6 @@ def measure(level: str, deals: int) -> None:
     """Print the spread of ``est`` against the bids ``level`` makes on ``deals`` standard deals."""
     rules = load_rules("standard")
     lay = rules.layout
-    t = tables(rules)
     numbers: list[float] = []
     nils: list[float] = []
     for g in range(deals):
@@ -54,8 +52,7 @@ def measure(level: str, deals: int) -> None:
                                          tuple(game.bags)).action)
         h = game.hand
         for s in range(lay.n):
-            cs = h.hands[s]
-            est = sum(t.high_value[c] for c in cards_of(cs)) + max(0, (cs & lay.spade_mask).bit_count() - 3) * 0.6
+            est = bid_strength(rules, h.hands[s])
             b = h.bids[s]
             if b is None:
                 continue

@@ -282,23 +282,15 @@ class Knowledge:
 
     def _bid_fit(self, deal: dict[int, int], v: HandView) -> float:
         """How well a deal fits the bids: 1 when every seat's strength matches its bid."""
-        lay = self.rules.layout
-        t = tables(self.rules)
         w = 1.0
-        scale = lay.hand_size / 13
+        ev = BID_EVIDENCE
         for s, cs in deal.items():
             if s == OUT or s == self.seat:
                 continue
             b = v.bids[s]
             if b is None or b.blind:
                 continue
-            whole = cs | self.played_by.get(s, 0)
-            est = 0.0
-            for c in cards_of(whole):
-                est += t.high_value[c]
-            spades = (whole & lay.spade_mask).bit_count()
-            est += max(0, spades - 3 * scale) * 0.6
-            ev = BID_EVIDENCE
+            est = bid_strength(self.rules, cs | self.played_by.get(s, 0))
             if b.is_nil:
                 miss = max(0.0, est - ev.nil_free)
                 sigma = ev.nil_spread
@@ -307,6 +299,18 @@ class Knowledge:
                 sigma = ev.number_spread
             w *= pow(2.718281828, -(miss * miss) / (2 * sigma * sigma))
         return w
+
+
+def bid_strength(rules: Rules, cards: int) -> float:
+    """The quick count of a hand's tricks that guessed deals hold against its bid (``BidEvidence``):
+    each card's high-card value, plus 0.6 for each spade beyond a fair share of three."""
+    lay = rules.layout
+    t = tables(rules)
+    est = 0.0
+    for c in cards_of(cards):
+        est += t.high_value[c]
+    spades = (cards & lay.spade_mask).bit_count()
+    return est + max(0, spades - 3 * lay.hand_size / 13) * 0.6
 
 
 def layout_of(v: HandView) -> Layout:
