@@ -48,3 +48,6 @@ class ServerConfig:
     lease_seconds: float = 5.0
     """How long a process's ownership of a table lasts unless renewed (a dead owner's tables move
     after about this long)."""
+    quotas: dict[str, str] = field(default_factory=dict)
+    """Quota overrides by name, e.g. ``{"guests": "10/minute;100/hour"}`` or ``"none"`` to turn one off
+    (``spades.server.quotas.DEFAULT_QUOTAS`` lists them and their defaults; ``docs/security.md``)."""
