@@ -9,7 +9,7 @@ from spades.core import Accept, Bid, Game, seeded_shuffler, view_hand
 from spades.variants import load_rules
 
 
-@pytest.mark.parametrize("level", ["easy", "normal", "expert"])
+@pytest.mark.parametrize("level", ["easy", "normal", pytest.param("expert", marks=pytest.mark.slow)])
 def test_bots_answer_a_team_total_and_play_legally(level: str) -> None:
     rules = load_rules({"team_bidding": True, "target": 200, "lose_at": -200})
     game = Game(rules, first_dealer=0, shuffler=seeded_shuffler(11))

@@ -123,6 +123,7 @@ def check_log(db_url: str, g: Game) -> None:
     assert states[0]["view"] == t.game_state(None)["view"]
 
 
+@pytest.mark.slow
 def test_actions_and_events_cross_processes(cluster: Cluster) -> None:
     a, b = cluster.add_many(2)
     g = new_game(a, b, b)
@@ -157,6 +158,7 @@ def test_actions_and_events_cross_processes(cluster: Cluster) -> None:
     check_log(cluster.db_url, g)
 
 
+@pytest.mark.slow
 def test_a_player_on_another_process_gives_a_seed_every_hand(cluster: Cluster) -> None:
     """The owner waits for the client seed of a player whose socket is on another process, on every hand
     (it learns who sends seeds from presence), so that seed is in the deal and not refused as late."""
@@ -326,6 +328,7 @@ def test_rolling_restart_of_every_process(cluster: Cluster) -> None:
         assert sum(g.tid in n.status()["owned"] for n in nodes) == 1
 
 
+@pytest.mark.slow
 def test_serve_refuses_redis_without_postgresql(tmp_path: Any) -> None:
     env = {k: v for k, v in os.environ.items() if k != "SPADES_DATABASE_URL"}
     r = subprocess.run([sys.executable, "-m", "spades.cli", "serve", "--database", f"sqlite:///{tmp_path}/x.db",

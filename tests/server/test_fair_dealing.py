@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from spades.core.cards import card_text
 from spades.shuffle.verify import derive_hand, verify_record
 from spades.variants import load_rules
@@ -172,6 +174,7 @@ def test_play_alone_with_seeds_every_hand_and_verify_the_record(live: Callable[.
     assert checks and all(c.ok for c in checks), checks
 
 
+@pytest.mark.slow
 def test_a_waiting_deal_survives_kill_9_and_takes_the_seed_afterwards(tmp_path: Path) -> None:
     db = tmp_path / "spades.db"
     srv = ServeProcess(db, extra=["--bot-delay", "0", "--seed-seconds", "30"]).start()

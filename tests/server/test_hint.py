@@ -58,6 +58,7 @@ def legal_for_client(action: dict[str, Any], legal: list[dict[str, Any]]) -> boo
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [
     {"preset": "standard", "target": 100, "blind_behind": 0, "blind_bids": True, "misdeal": True, "nil_pass": 2},
     {"preset": "jokers-54", "target": 100},

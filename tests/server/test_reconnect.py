@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from .harness import LiveServer, Player, Sock, seat_four, seat_to_act, settle
 from .test_play import choose
 
@@ -61,6 +63,7 @@ def test_reconnect_after_missing_1_and_50_events(player: Callable[[], Player]) -
     assert back.act(choose(back.view))["type"] == "ack"  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_reconnect_after_thousands_of_events_gets_a_snapshot(live: Callable[..., LiveServer]) -> None:
     # The flood below is 2,000 messages from one socket. The tests' usual limit (500 a second, bursts of
     # 1,000) closed that socket with 1008 whenever the server got through them in under two seconds.

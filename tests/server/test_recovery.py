@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from spades.server.hub import RESTART_GRACE
 
 from .harness import Player, ServeProcess, Sock, seat_four, settle, wait_turn
@@ -32,6 +34,7 @@ def advance(socks: list[Sock], until: Any, limit: int = 200) -> None:
     raise AssertionError("the position never came")
 
 
+@pytest.mark.slow
 def test_kill_9_and_resume(tmp_path: Path) -> None:
     db = tmp_path / "spades.db"
     srv = ServeProcess(db, extra=["--bot-delay", "0"]).start()
@@ -93,6 +96,7 @@ def test_kill_9_and_resume(tmp_path: Path) -> None:
         srv.stop()
 
 
+@pytest.mark.slow
 def test_turn_timers_and_game_clocks_resume_after_kill_9(tmp_path: Path) -> None:
     """After a SIGKILL and a restart a turn keeps the time it had left (no fresh timer) and a timed game's
     clock goes on from its first deal; a deadline that passed while the server was down gets the short
@@ -141,6 +145,7 @@ def test_turn_timers_and_game_clocks_resume_after_kill_9(tmp_path: Path) -> None
         srv.stop()
 
 
+@pytest.mark.slow
 def test_an_away_player_stays_away_after_a_restart(tmp_path: Path) -> None:
     """A player whose turn timed out with no socket left is away: after a SIGKILL and a restart the seat
     is still shown away and the bot plays its next turn at once, not after another turn timer."""

@@ -120,6 +120,7 @@ def check(sock: Sock, seat: int | None, truth: Truth, who: str) -> int:
     return len(sock.received)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_no_viewer_ever_sees_a_hidden_card(live: Callable[..., LiveServer], tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:

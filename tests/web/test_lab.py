@@ -90,6 +90,7 @@ def test_one_simulation_at_a_time(client: TestClient) -> None:
     assert done.is_set()
 
 
+@pytest.mark.slow
 def test_the_lab_page_from_the_rules_page(page: Any, live_server: LiveServer,
                                           viewport: tuple[str, dict[str, int]]) -> None:
     page.goto(f"{live_server.url}/rules.html")

@@ -42,6 +42,7 @@ def open_score(page: Any, server: LiveServer, suffix: str = "") -> None:
     page.wait_for_selector("html[data-synced]", state="attached")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewport", ["phone"], indirect=True)
 def test_games_follow_the_account(page: Any, browser: Any, game_server: LiveServer) -> None:
     user = f"kt{int(time.time() * 1000) % 10**8}"
@@ -103,6 +104,7 @@ def test_games_follow_the_account(page: Any, browser: Any, game_server: LiveServ
         guest.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewport", ["phone"], indirect=True)
 def test_a_timed_game_keeps_its_clock_and_time_up_with_the_account(page: Any, browser: Any,
                                                                    game_server: LiveServer) -> None:

@@ -55,6 +55,7 @@ def fill_hand(page: Any, bids: list[Any], tricks: list[int]) -> None:
         page.fill(f"#tricks-{seat}", str(took))
 
 
+@pytest.mark.slow
 def test_time_up_ends_the_game_and_the_leader_wins(page: Any, live_server: LiveServer,
                                                    viewport: tuple[str, dict[str, int]]) -> None:
     new_timed_game(page, live_server)
