@@ -30,7 +30,9 @@ from spades.server.accounts import (
 from spades.server.config import ServerConfig
 from spades.server.hub import Conn, Hub, default_level
 from spades.server.protocol import ProtocolError, decode_message
+from spades.server.quotas import QuotaExceeded, Quotas
 from spades.server.ratings import display_rating
+from spades.server.security import SiteGuard
 from spades.server.table import Seat
 from spades.storage.base import DuplicateError, PlayerRow, ScoreGameRow, Storage, TableRow
 from spades.storage.sql import SqlStorage, open_storage
@@ -92,6 +94,15 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
                 st.close()
 
     app = FastAPI(title="spades", lifespan=lifespan, docs_url=None, redoc_url=None)
+    quotas = Quotas.from_config(cfg)
+    app.state.quotas = quotas
+    """The site's quotas (``spades.server.quotas``), shared by the HTTP endpoints and the table socket."""
+    app.add_middleware(SiteGuard, allowed_origins=cfg.allowed_origins, quotas=quotas, hsts_seconds=cfg.hsts_seconds)
+    app.state.guarded = True
+    if cfg.trusted_proxies:  # outermost: the guard and the endpoints see the client's address
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(cfg.trusted_proxies))
 
     def hub() -> Hub:
         h: Hub = state["hub"]
@@ -100,6 +111,10 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse({"error": {"code": exc.code, "reason": exc.reason}}, status_code=exc.status)
+
+    @app.exception_handler(QuotaExceeded)
+    async def over_quota(_request: Request, exc: QuotaExceeded) -> JSONResponse:
+        return JSONResponse(exc.json(), status_code=429, headers={"Retry-After": str(exc.retry_after)})
 
     def set_cookie(response: Response, token: str) -> None:
         response.set_cookie(COOKIE, token, httponly=True, samesite="lax", secure=cfg.secure_cookies,

@@ -40,6 +40,31 @@ def cluster_problem(database: str | None, redis: str | None, workers: int, lease
     return None
 
 
+def parse_quota_options(items: list[str]) -> tuple[dict[str, str], str | None]:
+    """``--quota NAME=RATE`` options as ``ServerConfig.quotas``, or what is wrong with them."""
+    from spades.server.quotas import parse_quotas
+
+    out: dict[str, str] = {}
+    for item in items:
+        for part in item.split():  # SPADES_QUOTAS holds several, separated by spaces
+            name, sep, rate = part.partition("=")
+            if not sep:
+                return {}, f"--quota takes NAME=RATE (e.g. guests=10/minute), not {part[:60]!r}"
+            out[name.strip()] = rate.strip()
+    try:
+        parse_quotas(out)
+    except ValueError as e:
+        return {}, str(e)
+    return out, None
+
+
+def uvicorn_options(host: str, port: int) -> dict[str, Any]:
+    """How ``spades serve`` runs uvicorn. Proxy headers are never read by uvicorn itself (it would believe
+    them from 127.0.0.1): the application reads them from ``ServerConfig.trusted_proxies`` only."""
+    return {"host": host, "port": port, "ws_max_size": 65536, "log_level": "info", "proxy_headers": False,
+            "ws_per_message_deflate": False, "ws_ping_interval": 20, "ws_ping_timeout": 20}
+
+
 def build_app(cfg: Any) -> Any:
     """The server application with the browser pages (when the web package is installed)."""
     from spades.server.app import create_app
@@ -61,6 +86,7 @@ def worker_app() -> Any:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = json.loads(os.environ[CONFIG_ENV])
     settings["allowed_origins"] = tuple(settings["allowed_origins"])
+    settings["trusted_proxies"] = tuple(settings["trusted_proxies"])
     return build_app(ServerConfig(**settings))
 
 
@@ -89,6 +115,17 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             hidden=True)] = 5.0,
         seed_seconds: Annotated[float, typer.Option(
             help="how long a deal waits for the players' client seeds (0 to 60 seconds)")] = 4.0,
+        trusted_proxy: Annotated[list[str] | None, typer.Option(
+            envvar="SPADES_TRUSTED_PROXIES",
+            help="the address of a reverse proxy whose X-Forwarded-For is believed (repeatable); from any other "
+                 "peer the header is ignored")] = None,
+        hsts_seconds: Annotated[int, typer.Option(
+            envvar="SPADES_HSTS_SECONDS",
+            help="send Strict-Transport-Security for this many seconds (only for a site served over HTTPS)")] = 0,
+        quota: Annotated[list[str] | None, typer.Option(
+            envvar="SPADES_QUOTAS",
+            help="NAME=RATE to change a quota, e.g. guests=10/minute;100/hour or chat=none (repeatable; "
+                 "docs/security.md lists them)")] = None,
     ) -> None:
         """Run the web server: HTTP + WebSocket play, lobby, accounts (Ctrl-C stops it)."""
         import uvicorn
@@ -102,20 +139,24 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             typer.echo("error: --seed-seconds must be 0 to 60", err=True)
             raise typer.Exit(2)
         problem = cluster_problem(database, redis, workers, lease_seconds)
+        quotas, quota_problem = parse_quota_options(quota or [])
+        problem = problem or quota_problem
         if problem:
             typer.echo(f"error: {problem}", err=True)
             raise typer.Exit(2)
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         cfg = ServerConfig(database_url=database, bot_delay=max(0.0, bot_delay), time_scale=time_scale,
                            allowed_origins=tuple(origin or ()), redis_url=redis, redis_prefix=redis_prefix,
-                           lease_seconds=lease_seconds, seed_seconds=seed_seconds)
-        options: dict[str, Any] = {"host": host, "port": port, "ws_max_size": 65536, "log_level": "info",
-                                   "ws_per_message_deflate": False, "ws_ping_interval": 20, "ws_ping_timeout": 20}
+                           lease_seconds=lease_seconds, seed_seconds=seed_seconds,
+                           trusted_proxies=tuple(trusted_proxy or ()), hsts_seconds=max(0, hsts_seconds),
+                           quotas=quotas)
+        options = uvicorn_options(host, port)
         if workers > 1:  # uvicorn's supervisor: N processes accepting on one socket, each a cluster node
             os.environ[CONFIG_ENV] = json.dumps({
                 "database_url": database, "bot_delay": cfg.bot_delay, "time_scale": time_scale,
                 "allowed_origins": list(cfg.allowed_origins), "redis_url": redis, "redis_prefix": redis_prefix,
-                "lease_seconds": lease_seconds, "seed_seconds": seed_seconds})
+                "lease_seconds": lease_seconds, "seed_seconds": seed_seconds,
+                "trusted_proxies": list(cfg.trusted_proxies), "hsts_seconds": cfg.hsts_seconds, "quotas": quotas})
             uvicorn.run("spades.server.cli:worker_app", factory=True, workers=workers, timeout_graceful_shutdown=10,
                         timeout_worker_healthcheck=60, **options)  # a loaded machine starts workers slowly
             return

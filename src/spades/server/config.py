@@ -48,6 +48,11 @@ class ServerConfig:
     lease_seconds: float = 5.0
     """How long a process's ownership of a table lasts unless renewed (a dead owner's tables move
     after about this long)."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses of reverse proxies whose ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed (the
+    client's address then comes from the header); from any other peer those headers are ignored."""
+    hsts_seconds: int = 0
+    """Send ``Strict-Transport-Security`` for this long (set it when the site is served over HTTPS only)."""
     quotas: dict[str, str] = field(default_factory=dict)
     """Quota overrides by name, e.g. ``{"guests": "10/minute;100/hour"}`` or ``"none"`` to turn one off
     (``spades.server.quotas.DEFAULT_QUOTAS`` lists them and their defaults; ``docs/security.md``)."""

@@ -409,8 +409,12 @@ class Pages(StaticFiles):
 def mount(app: FastAPI) -> None:
     """Add the pages' endpoints to ``app`` and serve the static pages at ``/`` (after every other
     route, so call it last)."""
+    from spades.server.security import SiteGuard
     from spades.web.lab import router as lab_router
 
+    if not getattr(app.state, "guarded", False):  # a bare app: the headers and forgery checks, no quotas
+        app.add_middleware(SiteGuard)
+        app.state.guarded = True
     app.include_router(router)
     app.include_router(lab_router)
     app.mount("/", Pages(directory=STATIC_DIR, html=True), name="web")

@@ -13,6 +13,8 @@ export function el(tag, attrs = {}, ...children) {
       node.addEventListener(key.slice(2), value);
     } else if (key === "class") {
       node.className = value;
+    } else if (key === "style") {
+      node.style.cssText = value; // through the CSSOM: the site's CSP forbids style attributes
     } else if (key === "dataset") {
       Object.assign(node.dataset, value);
     } else if (value === true) {
