@@ -32,11 +32,11 @@ from spades.server.hub import Conn, Hub, default_level
 from spades.server.protocol import ProtocolError, decode_message
 from spades.server.quotas import QuotaExceeded, Quotas
 from spades.server.ratings import display_rating
-from spades.server.security import SiteGuard
 from spades.server.table import Seat
 from spades.storage.base import DuplicateError, PlayerRow, ScoreGameRow, Storage, TableRow
 from spades.storage.sql import SqlStorage, open_storage
 from spades.variants import PRESETS, load_rules
+from spades.web.security import SiteGuard
 
 log = logging.getLogger("spades.server")
 COOKIE = "spades_session"

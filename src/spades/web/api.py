@@ -409,8 +409,8 @@ class Pages(StaticFiles):
 def mount(app: FastAPI) -> None:
     """Add the pages' endpoints to ``app`` and serve the static pages at ``/`` (after every other
     route, so call it last)."""
-    from spades.server.security import SiteGuard
     from spades.web.lab import router as lab_router
+    from spades.web.security import SiteGuard
 
     if not getattr(app.state, "guarded", False):  # a bare app: the headers and forgery checks, no quotas
         app.add_middleware(SiteGuard)

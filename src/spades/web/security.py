@@ -14,13 +14,21 @@ on a state-changing request. ``docs/security.md`` explains the choices.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from typing import Protocol
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from spades.server.quotas import QuotaExceeded, Quotas
+
+class RequestQuota(Protocol):
+    """What the guard needs of the server's quotas (``spades.server.quotas.Quotas``)."""
+
+    async def hit(self, name: str, key: str) -> float | None:
+        """Count one use; ``None`` when allowed, else the seconds to wait."""
+        ...
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -77,7 +85,7 @@ def refusal(headers: Headers, scheme: str, allowed_origins: Iterable[str]) -> tu
 class SiteGuard:
     """The middleware: origin and content-type checks, the request quota, security headers."""
 
-    def __init__(self, app: ASGIApp, *, allowed_origins: Iterable[str] = (), quotas: Quotas | None = None,
+    def __init__(self, app: ASGIApp, *, allowed_origins: Iterable[str] = (), quotas: RequestQuota | None = None,
                  hsts_seconds: int = 0) -> None:
         self.app = app
         self.allowed_origins = frozenset(allowed_origins)
@@ -110,8 +118,10 @@ class SiteGuard:
             client = scope.get("client")
             wait = await self.quotas.hit("requests", client[0] if client else "?")
             if wait is not None:
-                exc = QuotaExceeded("requests", wait, "too many requests from your address: slow down")
-                await JSONResponse(exc.json(), status_code=429, headers={"Retry-After": str(exc.retry_after)})(
+                retry = max(1, math.ceil(wait))
+                body = {"error": {"code": "rate_limited", "quota": "requests", "retry_after": retry,
+                                  "reason": "too many requests from your address: slow down"}}
+                await JSONResponse(body, status_code=429, headers={"Retry-After": str(retry)})(
                     scope, receive, send_guarded)
                 return
         await self.app(scope, receive, send_guarded)
