@@ -9,6 +9,7 @@ outside the core (``spades.variants.read_record`` wires them in).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -196,6 +197,10 @@ def _parse_action(ad: Any, hand: Hand) -> Action:
     return Draw(seat, value == "keep")
 
 
+_BID_DIGITS = re.compile(r"[0-9]{1,3}")
+"""A bid's number as written: one to three ASCII digits (no table has 1,000 tricks)."""
+
+
 def parse_bid(value: Any) -> BidValue:
     """Parse a bid as written in records: ``3``, ``"nil"``, ``"blind nil"``, ``"blind 6"``."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -209,9 +214,10 @@ def parse_bid(value: Any) -> BidValue:
         core = t[6:].strip() if blind else t
         if core == "nil":
             return BidValue(0, blind)
-        if core.isdigit() and int(core) > 0:
+        if _BID_DIGITS.fullmatch(core) and int(core) > 0:  # ASCII digits only: "²" is a digit to str.isdigit
             return BidValue(int(core), blind)
-    raise IllegalActionError(f"{value!r} is not a bid: bids are a number, 'nil', 'blind nil' or 'blind N'")
+    shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:20] + "..."
+    raise IllegalActionError(f"{shown} is not a bid: bids are a number, 'nil', 'blind nil' or 'blind N'")
 
 
 def record_of(game: Game, rules_spec: Any, players: Sequence[str] | None = None,

@@ -28,8 +28,10 @@ from spades.core.record import record_of
 from spades.core.view import HandView, action_to_dict, view_hand
 from spades.server.accounts import AttemptLimiter, LocalLimiter, LoginLimiter
 from spades.server.protocol import (
+    MAX_CHAT,
     PROTOCOL_VERSION,
     ProtocolError,
+    clean_chat,
     client_id_of,
     encode_message,
     parse_action,
@@ -601,8 +603,9 @@ class Hub:
     async def _fill(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
         cid = client_id_of(msg, required=False)
         level = msg.get("level") or default_level()
-        if level not in LEVELS:
-            raise ProtocolError("bad_level", f"unknown level {str(level)[:20]!r}; the levels are: {', '.join(LEVELS)}")
+        if not isinstance(level, str) or level not in LEVELS:
+            raise ProtocolError("bad_level", f"\"level\" must be a bot level name, not {str(level)[:20]!r}; "
+                                             f"the levels are: {', '.join(LEVELS)}")
 
         def change(t: TableState) -> list[tuple[int, Seat]]:
             if t.seat_of(player.id) is None and player.id != t.row.created_by:
@@ -615,13 +618,11 @@ class Hub:
         await self._seat_change(conn, change, cid)
 
     async def _chat(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
-        from spades.server.protocol import MAX_CHAT
-
         cid = client_id_of(msg, required=False)
         text = msg.get("text")
         if not isinstance(text, str):
             raise ProtocolError("malformed", "\"text\" must be a string")
-        text = "".join(ch for ch in text if ch >= " " or ch == "\n").strip()
+        text = clean_chat(text)
         if not 1 <= len(text) <= MAX_CHAT:
             raise ProtocolError("chat_length", f"a chat line has 1 to {MAX_CHAT} characters")
         async with self.locks[conn.table_id]:

@@ -36,6 +36,19 @@ MAX_CHAT = 300
 """The longest chat line, in characters."""
 
 
+INVISIBLE = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
+                      "\u200b\u200c\u200d\u2060\ufeff")
+"""Characters a chat line loses: the bidi controls (embeddings, overrides, isolates, marks), which can make
+a line read backwards or run into the next, and the zero-width characters, which hide text or make two
+lines that look alike differ."""
+
+
+def clean_chat(text: str) -> str:
+    """A chat line as kept: control characters (but newlines), bidi controls and zero-width characters
+    removed, outer white space stripped."""
+    return "".join(ch for ch in text if (ch >= " " or ch == "\n") and ch not in INVISIBLE).strip()
+
+
 class ProtocolError(Exception):
     """A message the server refuses: ``code`` is a stable word, ``reason`` a sentence for a person."""
 
