@@ -159,6 +159,26 @@ def test_actions_and_events_cross_processes(cluster: Cluster) -> None:
 
 
 @pytest.mark.slow
+def test_a_computers_seat_taken_through_another_process_waits_for_the_next_deal(cluster: Cluster) -> None:
+    """Issue 15's seat grab, forwarded: a player on another process than the table's owner asks for the
+    bot partner's seat mid-hand; the owner keeps it for the next deal and nobody shows its cards before."""
+    from .test_attacks import bot_table, play_hand_out, sit, views_seen
+
+    n0, n1 = cluster.add(), cluster.add()
+    a, b = Player(n0.url, n0.ws_url), Player(n1.url, n1.ws_url)
+    tid, sa = bot_table(a)
+    sb = b.sock(tid)
+    ack = sit(sb, 2, "grab")
+    assert ack["type"] == "ack" and ack.get("waiting") == 2, ack
+    settle([sa, sb], 0.3)
+    assert sb.table is not None and sb.table["seats"][2]["waiting"]["player"] == b.me["id"]
+    assert sb.view is not None and sb.view["seat"] is None
+    play_hand_out(sa, sb)
+    assert views_seen(sb, 2, 1) == []
+    assert sb.table is not None and sb.table["seats"][2]["player"] == b.me["id"]
+
+
+@pytest.mark.slow
 def test_a_player_on_another_process_gives_a_seed_every_hand(cluster: Cluster) -> None:
     """The owner waits for the client seed of a player whose socket is on another process, on every hand
     (it learns who sends seeds from presence), so that seed is in the deal and not refused as late."""

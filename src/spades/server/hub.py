@@ -374,7 +374,7 @@ class Hub:
         cache: dict[int | None, list[str]] = {}
         # The table's description goes along when a seat or its status changed (the first deal may come
         # after the seat changes, once the client seeds are in).
-        seats_changed = any(r.kind == "seat" or (r.kind == "deal" and r.data.get("hand") == 0) for r in rows)
+        seats_changed = any(r.kind in ("seat", "claim") or (r.kind == "deal" and r.data.get("hand") == 0) for r in rows)
         info = t.info() if seats_changed else None
         for conn in list(self.conns[t.id]):
             viewer = self.viewer_of(t, conn)
@@ -415,7 +415,7 @@ class Hub:
             pid = conn.player.id if conn.player else None
             invited = msg.get("invite") is not None and msg.get("invite") == t.row.invite_code
             member = pid is not None and (pid == t.row.created_by or t.seat_of(pid) is not None
-                                          or any(s.reserved == pid for s in t.seats))
+                                          or any(pid in (s.reserved, s.waiting) for s in t.seats))
             if not t.row.public and not invited and not member:
                 raise ProtocolError("forbidden", "this table is private: open it with its invite link")
             viewer = self.viewer_of(t, conn)
@@ -552,29 +552,34 @@ class Hub:
                 raise ProtocolError("conflict", "that action was already stored; catch up and retry") from None
             conn.send({"type": "ack", "id": cid, "seq": rows[0].seq})
 
-    async def _seat_change(self, conn: Conn, change: Callable[[TableState], list[tuple[int, Seat]]],
+    async def _seat_change(self, conn: Conn, change: Callable[[TableState], list[EventRow]],
                            cid: str | None) -> None:
         async with self.locks[conn.table_id]:
             t = await self._load(conn.table_id)
             if t is None:
                 raise ProtocolError("no_table", "there is no such table")
-            changes = change(t)
-            rows = t.seat_rows(changes)
+            rows = change(t)
             await self._commit(t, rows)
             if cid is not None:
-                conn.send({"type": "ack", "id": cid, "seq": t.seq})
+                ack: dict[str, Any] = {"type": "ack", "id": cid, "seq": t.seq}
+                if rows and rows[0].kind == "claim" and rows[0].data["player"] is not None:
+                    ack["waiting"] = rows[0].data["seat"]  # the seat is theirs at the next deal
+                conn.send(ack)
 
     async def _sit(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
         cid = client_id_of(msg, required=False)
         seat = msg.get("seat")
 
-        def change(t: TableState) -> list[tuple[int, Seat]]:
+        def change(t: TableState) -> list[EventRow]:
             if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < t.n:
                 raise ProtocolError("malformed", f"\"seat\" must be a seat from 0 to {t.n - 1}")
             if t.over:
                 raise ProtocolError("over", "the game is over")
             if t.seat_of(player.id) is not None:
                 raise ProtocolError("seated", "you already sit at this table: stand first")
+            if t.waiting_seat(player.id) is not None:
+                raise ProtocolError("waiting", f"you wait for seat {t.waiting_seat(player.id)} at the next deal: "
+                                               "stand to give it up first")
             s = t.seats[seat]
             if s.player is not None:
                 raise ProtocolError("taken", f"seat {seat} is taken")
@@ -582,21 +587,23 @@ class Hub:
                 raise ProtocolError("reserved", f"seat {seat} is kept for the player who left it")
             if s.bot is not None and t.started and s.reserved is None and t.settings.get("rated"):
                 raise ProtocolError("rated", "a rated game cannot change players")
-            return [(seat, Seat(player.id, player.name, None, None))]
+            return t.sit_rows(seat, player.id, player.name, cid)  # a computer's seat mid-hand: at the next deal
 
         await self._seat_change(conn, change, cid)
 
     async def _stand(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
         cid = client_id_of(msg, required=False)
 
-        def change(t: TableState) -> list[tuple[int, Seat]]:
+        def change(t: TableState) -> list[EventRow]:
             seat = t.seat_of(player.id)
+            if seat is None and t.waiting_seat(player.id) is not None:
+                return t.withdraw_rows(player.id)  # no longer waiting for a computer's seat
             if seat is None:
                 raise ProtocolError("not_seated", "you do not sit at this table")
             if t.started and not t.over:  # a bot takes over; the seat stays theirs to reclaim
                 level = t.settings.get("bot_level") or default_level()
-                return [(seat, Seat(None, f"{player.name} (bot)", level, player.id))]
-            return [(seat, Seat())]
+                return t.seat_rows([(seat, Seat(None, f"{player.name} (bot)", level, player.id))])
+            return t.seat_rows([(seat, Seat())])
 
         await self._seat_change(conn, change, cid)
 
@@ -607,13 +614,13 @@ class Hub:
             raise ProtocolError("bad_level", f"\"level\" must be a bot level name, not {str(level)[:20]!r}; "
                                              f"the levels are: {', '.join(LEVELS)}")
 
-        def change(t: TableState) -> list[tuple[int, Seat]]:
+        def change(t: TableState) -> list[EventRow]:
             if t.seat_of(player.id) is None and player.id != t.row.created_by:
                 raise ProtocolError("not_seated", "only the players at the table can call in bots")
             empty = [i for i, s in enumerate(t.seats) if s.empty]
             if not empty:
                 raise ProtocolError("full", "every seat is already filled")
-            return [(i, Seat(None, f"Bot {i + 1} ({level})", level, None)) for i in empty]
+            return t.seat_rows([(i, Seat(None, f"Bot {i + 1} ({level})", level, None)) for i in empty])
 
         await self._seat_change(conn, change, cid)
 

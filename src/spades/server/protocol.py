@@ -274,6 +274,8 @@ def project_event(row: EventRow, viewer: int | None, layout: Layout) -> dict[str
         out.update(hand=d["hand"], seed=d["seed"], commitment=d["commitment"], client_seeds=d["client_seeds"])
     elif row.kind == "seat":
         out.update(seat=d["seat"], name=d["name"], player=d["player"], bot=d["bot"])
+    elif row.kind == "claim":
+        out.update(seat=d["seat"], player=d["player"], name=d["name"])
     elif row.kind == "chat":
         out.update(name=d["name"], player=d["player"], text=d["text"])
     elif row.kind == "over":

@@ -35,6 +35,10 @@ class Seat:
     bot: str | None = None
     reserved: str | None = None
     """A player who left mid-game: the bot keeps the seat warm and they may take it back."""
+    waiting: str | None = None
+    """A player who asked for this computer's seat during a hand: they take it when the hand ends (until
+    then they watch as a spectator and never see the cards the bot holds)."""
+    waiting_name: str = ""
 
     @property
     def empty(self) -> bool:
@@ -44,7 +48,9 @@ class Seat:
     def public(self, index: int) -> dict[str, Any]:
         """What everyone may know of the seat."""
         kind = "human" if self.player else "bot" if self.bot else "empty"
-        return {"seat": index, "kind": kind, "name": self.name, "player": self.player, "bot": self.bot}
+        waiting = {"player": self.waiting, "name": self.waiting_name} if self.waiting else None
+        return {"seat": index, "kind": kind, "name": self.name, "player": self.player, "bot": self.bot,
+                "waiting": waiting}
 
 
 class TableState:
@@ -105,6 +111,16 @@ class TableState:
         if player_id is None:
             return None
         return next((i for i, s in enumerate(self.seats) if s.player == player_id), None)
+
+    def waiting_seat(self, player_id: str | None) -> int | None:
+        """The computer's seat a player waits to take at the next deal, if any."""
+        if player_id is None:
+            return None
+        return next((i for i, s in enumerate(self.seats) if s.waiting == player_id), None)
+
+    def hand_in_play(self) -> bool:
+        """A hand is dealt and not over: its cards are secret."""
+        return self.started and not self.over and not self.game.hand.is_over
 
     def to_act(self) -> int | None:
         """The seat whose turn it is, or ``None`` (not started, or over)."""
@@ -195,6 +211,28 @@ class TableState:
             self.apply_row(rows[-1])
         return rows
 
+    def sit_rows(self, seat: int, player: str, name: str, client_id: str | None) -> list[EventRow]:
+        """A player takes ``seat`` (the caller checked it is theirs to take): at once when it is empty, kept
+        for them, or no hand is in play; a computer's seat while a hand is in play only at the end of that
+        hand (a ``claim`` row; ``_after_action`` seats them), so nobody sees the cards the bot holds."""
+        s = self.seats[seat]
+        if s.bot is not None and s.reserved is None and self.hand_in_play():
+            if s.waiting is not None:
+                raise ProtocolError("claimed", f"seat {seat} is already promised to {s.waiting_name} at the next deal")
+            row = self._row("claim", {"seat": seat, "player": player, "name": name}, 1, player, client_id)
+            self.apply_row(row)
+            return [row]
+        return self.seat_rows([(seat, Seat(player, name, None, None))])
+
+    def withdraw_rows(self, player: str) -> list[EventRow]:
+        """A waiting player no longer wants the computer's seat (nothing when they wait for none)."""
+        seat = self.waiting_seat(player)
+        if seat is None:
+            return []
+        row = self._row("claim", {"seat": seat, "player": None, "name": ""}, 1)
+        self.apply_row(row)
+        return [row]
+
     def action_rows(self, action: Action, by: str, player: str | None, client_id: str | None) -> list[EventRow]:
         """Apply a (checked) action and return its row plus what follows: the reveal of a finished
         hand's seed, the commitment for the next deal, or the end of the game. Raises
@@ -222,6 +260,12 @@ class TableState:
             rows.append(self._row("reveal", {"hand": d["hand"], "seed": d["seed"], "commitment": d["commitment"],
                                              "client_seeds": d["client_seeds"]}, 1))
             self.apply_row(rows[-1])
+            if not g.over:  # the players waiting for computers' seats take them before the next deal
+                for i, s in enumerate(self.seats):
+                    if s.waiting is not None and s.bot is not None and s.player is None:
+                        rows.append(self._row("seat", {"seat": i, "player": s.waiting, "name": s.waiting_name,
+                                                       "bot": None, "reserved": None}, 1))
+                        self.apply_row(rows[-1])
             if g.over:
                 rows.append(self._row("over", {"winner": g.winner, "totals": list(g.totals)}, 1))
                 self.apply_row(rows[-1])
@@ -321,7 +365,11 @@ class TableState:
         elif row.kind == "seat":
             s = self.seats[d["seat"]]
             s.player, s.name, s.bot, s.reserved = d["player"], d["name"], d["bot"], d.get("reserved")
+            s.waiting, s.waiting_name = None, ""
             self.away.discard(d["seat"])
+        elif row.kind == "claim":
+            s = self.seats[d["seat"]]
+            s.waiting, s.waiting_name = d["player"], d["name"]
         elif row.kind == "chat":
             self.chat.append({"seq": row.seq, "player": d["player"], "name": d["name"], "text": d["text"]})
             del self.chat[:-CHAT_KEEP]

@@ -548,6 +548,7 @@ function renderSeats() {
     if (view && view.dealer === i) bits.push("dealer");
     if (s.kind === "bot") bits.push("computer");
     if (s.away) bits.push("away: computer playing");
+    if (s.waiting) bits.push(`${s.waiting.name} sits from the next hand`);
     // Seats at the sides hug the edge so their boxes stay inside the table on a phone.
     let style = `left:${50 + p.x * 41}%;top:${50 + p.y * 41}%`;
     if (p.x < -0.6) style = `left:0.4rem;top:${50 + p.y * 41}%;transform:translate(0,-50%)`;
