@@ -1,4 +1,5 @@
-"""Fixtures: a live server with a fresh SQLite database per test."""
+"""Fixtures: a live server per test, on a fresh SQLite database and again on a fresh ``MemoryStorage``
+(the ``storage_kind`` parameter), so that the server's behaviour is checked on both storages."""
 
 from __future__ import annotations
 
@@ -9,21 +10,42 @@ from typing import Any
 import pytest
 
 from spades.server.config import ServerConfig
+from spades.storage import MemoryStorage, Storage, open_storage
 
 from .harness import LiveServer, Player
 
 
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
-    """Start servers (``live(**config)``) on ``tmp_path/spades.db``; all stopped at the end."""
-    started: list[LiveServer] = []
+@pytest.fixture(params=["sqlite", "memory"])
+def storage_kind(request: pytest.FixtureRequest) -> str:
+    """Which storage this test's servers use."""
+    return str(request.param)
 
-    def start(**kw: Any) -> LiveServer:
+
+@pytest.fixture
+def db(storage_kind: str, tmp_path: Path) -> Iterator[Storage]:
+    """The storage this test's servers keep their tables in: the SQLite file (opened here too), or the one
+    ``MemoryStorage`` every server of the test is given (so a restarted server finds its tables)."""
+    if storage_kind == "memory":
+        yield MemoryStorage()
+        return
+    st = open_storage(f"sqlite:///{tmp_path / 'spades.db'}")
+    yield st
+    st.close()
+
+
+@pytest.fixture
+def live(storage_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Callable[..., LiveServer]]:
+    """Start servers (``live(bots=None, **config)``) on ``tmp_path/spades.db`` or the test's ``MemoryStorage``
+    (``db``); all stopped at the end. ``bots``: the bot levels the hub makes its bots from."""
+    started: list[LiveServer] = []
+    memory: Storage | None = request.getfixturevalue("db") if storage_kind == "memory" else None
+
+    def start(bots: Any = None, **kw: Any) -> LiveServer:
         kw.setdefault("bot_delay", 0.0)
         kw.setdefault("rate_per_second", 500.0)
         kw.setdefault("rate_burst", 1000.0)
         kw.setdefault("database_url", f"sqlite:///{tmp_path / 'spades.db'}")
-        srv = LiveServer(ServerConfig(**kw)).start()
+        srv = LiveServer(ServerConfig(**kw), storage=memory, bots=bots).start()
         started.append(srv)
         return srv
 

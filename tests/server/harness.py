@@ -22,6 +22,8 @@ from websockets.sync.client import ClientConnection, connect
 
 from spades.server.app import create_app
 from spades.server.config import ServerConfig
+from spades.server.hub import BotLevels
+from spades.storage import Storage
 
 Msg = dict[str, Any]
 
@@ -55,11 +57,11 @@ def free_port() -> int:
 class LiveServer:
     """The app on uvicorn in a background thread (real sockets, real database)."""
 
-    def __init__(self, cfg: ServerConfig) -> None:
+    def __init__(self, cfg: ServerConfig, storage: Storage | None = None, bots: BotLevels | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
-        self.app = create_app(cfg)
+        self.app = create_app(cfg, storage, bots)
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
                                                     ws_max_size=65536, lifespan="on"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -7,7 +7,6 @@ it (the server's own log, replayed), for the asker's seat: the same action, the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from spades.ai.suggest import suggest
 from spades.core.view import action_to_dict
 from spades.server.table import TableState
-from spades.storage import open_storage
+from spades.storage import Storage
 
 from .harness import LiveServer, Player, Sock, anonymous_sock, seat_four, seat_to_act, settle, wait_turn
 from .test_bad_inputs import assert_unchanged, error_for
@@ -24,13 +23,9 @@ RULES = {"preset": "standard", "target": 100}
 HINT_KEYS = {"type", "id", "seq", "action", "reason"}
 
 
-def logged_table(tmp_path: Path, tid: str) -> TableState:
+def logged_table(db: Storage, tid: str) -> TableState:
     """The table rebuilt from the server's database (what the server itself holds)."""
-    st = open_storage(f"sqlite:///{tmp_path / 'spades.db'}")
-    try:
-        row, rows = st.get_table(tid), st.load_events(tid)
-    finally:
-        st.close()
+    row, rows = db.get_table(tid), db.load_events(tid)
     assert row is not None
     t = TableState(row)
     t.replay(rows)
@@ -64,7 +59,7 @@ def legal_for_client(action: dict[str, Any], legal: list[dict[str, Any]]) -> boo
     {"preset": "jokers-54", "target": 100},
 ], ids=["blind-misdeal-nilpass", "dealer-discard"])
 def test_every_hint_matches_suggest_is_legal_goes_only_to_the_asker_and_changes_nothing(
-        player: Callable[[], Player], tmp_path: Path, rules: dict[str, Any]) -> None:
+        player: Callable[[], Player], db: Storage, rules: dict[str, Any]) -> None:
     """Four players follow every hint through a whole hand: each is legal in their view, is what
     ``suggest`` says for that seat of the logged table, reaches only the asker, and adds no event."""
     tid, ps, socks = seat_four(player, rules)
@@ -89,7 +84,7 @@ def test_every_hint_matches_suggest_is_legal_goes_only_to_the_asker_and_changes_
         assert legal_for_client(action, s.view["legal"]), (action, s.view["legal"])
         if "play" in action:
             assert action["play"] in s.view["hand"]
-        t = logged_table(tmp_path, tid)
+        t = logged_table(db, tid)
         assert t.seq == seq  # asking changed nothing
         who, decision = suggest(t.game, "normal", seat=seat)
         assert who == seat

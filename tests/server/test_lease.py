@@ -100,15 +100,13 @@ def test_leases_need_postgresql(tmp_path: object) -> None:
 
 
 def test_group_commit_is_fenced_table_by_table(pg: SqlStorage) -> None:
-    from types import SimpleNamespace
-
-    from spades.server.cluster import FencedStorage
+    from spades.server.cluster import FencedLog
 
     for tid in ("g1", "g2"):
         _table(pg, tid)
     a, b = Leases(pg, "node-a", 0.3), Leases(pg, "node-b", 30)
-    hub = SimpleNamespace(owned={"g1": a.acquire("g1"), "g2": a.acquire("g2")}, leases=a)
-    fenced = FencedStorage(pg, hub)  # type: ignore[arg-type]
+    owned = {"g1": a.acquire("g1"), "g2": a.acquire("g2")}
+    fenced = FencedLog(pg, a.guard(owned.get))
     assert fenced.append_many([("g1", [_row(1)]), ("g2", [_row(1)])]) == [None, None]
     time.sleep(0.4)
     assert b.acquire("g2") == 2  # a stalled past its lease on g2 only

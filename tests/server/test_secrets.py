@@ -7,18 +7,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from spades.ai import base as ai_base
-from spades.ai.base import Decision, RandomBot
+from spades.ai.base import LEVELS, Decision, RandomBot
 from spades.core.actions import Bid, Look, Misdeal
 from spades.core.cards import card_text
 from spades.core.hand import Hand, HandContext
 from spades.core.view import HandView
-from spades.storage import open_storage
+from spades.storage import Storage
 from spades.variants import load_rules
 
 from .harness import LiveServer, Player, Sock, anonymous_sock, settle, wait_turn
@@ -62,10 +60,8 @@ def strings(value: Any) -> list[str]:
 class Truth:
     """What the log says happened, and so what each seat may know at each event number."""
 
-    def __init__(self, db: Path, tid: str) -> None:
-        st = open_storage(f"sqlite:///{db}")
-        self.events = st.load_events(tid)
-        st.close()
+    def __init__(self, db: Storage, tid: str) -> None:
+        self.events = db.load_events(tid)
         rules = load_rules(RULES)
         self.hands: list[dict[str, Any]] = []
         for e in self.events:
@@ -122,11 +118,9 @@ def check(sock: Sock, seat: int | None, truth: Truth, who: str) -> int:
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-def test_no_viewer_ever_sees_a_hidden_card(live: Callable[..., LiveServer], tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(ai_base.LEVELS, "spy", SpyBot)
+def test_no_viewer_ever_sees_a_hidden_card(live: Callable[..., LiveServer], db: Storage) -> None:
     SPY_VIEWS.clear()
-    srv = live()
+    srv = live(bots={**LEVELS, "spy": SpyBot})
     ps = [Player(srv.url, srv.ws_url) for _ in range(4)]
     r = ps[0].http.post("/api/tables", json={"rules": RULES, "public": True, "turn_seconds": None})
     tid = r.json()["id"]
@@ -176,7 +170,7 @@ def test_no_viewer_ever_sees_a_hidden_card(live: Callable[..., LiveServer], tmp_
     else:
         raise AssertionError(f"the game did not end: {socks[0].state}")
     settle(everyone, 0.3)
-    truth = Truth(tmp_path / "spades.db", tid)
+    truth = Truth(db, tid)
     assert any(h["passes"] for h in truth.hands), "no blind nil exchange happened"
     checked = sum(check(s, seat, truth, f"seat {seat}") for seat, s in enumerate(socks))
     checked += check(watcher, None, truth, "spectator") + check(anon, None, truth, "anonymous")

@@ -1,4 +1,5 @@
-"""The storage suite, on SQLite and on the local PostgreSQL (under CI=true it must run there)."""
+"""The storage suite, on SQLite, on the local PostgreSQL (under CI=true it must run there) and in memory
+(``MemoryStorage`` keeps the same promises as the SQL storage)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
-from spades.storage import DuplicateError, EventRow, GameSeat, SqlStorage, TableRow, open_storage
+from spades.storage import (
+    DuplicateError,
+    EventRow,
+    GameSeat,
+    MemoryStorage,
+    SqlStorage,
+    Storage,
+    TableRow,
+    open_storage,
+)
 from spades.storage.schema import metadata
 
 PG_URL = os.environ.get("SPADES_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
@@ -38,9 +48,12 @@ def pg_schema_url() -> Iterator[str]:
         admin.dispose()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlStorage]:
-    """A freshly migrated storage on each database."""
+@pytest.fixture(params=["sqlite", "postgresql", "memory"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Storage]:
+    """A fresh storage of each kind: migrated SQLite and PostgreSQL databases, and one in memory."""
+    if request.param == "memory":
+        yield MemoryStorage()
+        return
     if request.param == "sqlite":
         st = open_storage(f"sqlite:///{tmp_path / 'spades.db'}")
         yield st
@@ -66,7 +79,19 @@ def table(tid: str = "t1", public: bool = True) -> TableRow:
                     None if public else "code-" + tid, None, 1.0)
 
 
-def test_migrations_match_the_schema(store: SqlStorage) -> None:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def sql_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SqlStorage]:
+    """A freshly migrated storage on each database."""
+    if request.param == "sqlite":
+        st = open_storage(f"sqlite:///{tmp_path / 'spades.db'}")
+        yield st
+        st.close()
+        return
+    yield from pg_storage()
+
+
+def test_migrations_match_the_schema(sql_store: SqlStorage) -> None:
+    store = sql_store
     insp = inspect(store.engine)
     for name, t in metadata.tables.items():
         cols = {c["name"] for c in insp.get_columns(name)}
@@ -83,7 +108,7 @@ def test_sqlite_uses_wal(tmp_path: Path) -> None:
     st.close()
 
 
-def test_players_sessions_accounts(store: SqlStorage) -> None:
+def test_players_sessions_accounts(store: Storage) -> None:
     p = store.create_player("Ann")
     token = store.create_session(p.id)
     assert store.session_player(token) == p
@@ -100,7 +125,7 @@ def test_players_sessions_accounts(store: SqlStorage) -> None:
     assert store.session_player(token) is None
 
 
-def test_tables_lobby_invites(store: SqlStorage) -> None:
+def test_tables_lobby_invites(store: Storage) -> None:
     store.create_table(table("pub"))
     store.create_table(table("priv", public=False))
     assert [t.id for t in store.public_tables()] == ["pub"]
@@ -111,7 +136,7 @@ def test_tables_lobby_invites(store: SqlStorage) -> None:
     assert store.public_tables() == []
 
 
-def test_event_log_is_append_only_and_unique(store: SqlStorage) -> None:
+def test_event_log_is_append_only_and_unique(store: Storage) -> None:
     store.create_table(table())
     rows = [EventRow(1, "seat", {"seat": 0}), EventRow(2, "action", {"a": 1}, "p1", "c1")]
     store.append_events("t1", rows)
@@ -129,7 +154,7 @@ def test_event_log_is_append_only_and_unique(store: SqlStorage) -> None:
     assert store.load_events("t1")[1].data == {"a": 1}
 
 
-def test_group_commit_keeps_each_tables_batch_whole(store: SqlStorage) -> None:
+def test_group_commit_keeps_each_tables_batch_whole(store: Storage) -> None:
     """Several tables' rows in one call: all stored together, or, when one batch breaks a rule, that batch
     alone is refused (its error in its place) and the others are stored."""
     for tid in ("t1", "t2", "t3"):
@@ -147,7 +172,7 @@ def test_group_commit_keeps_each_tables_batch_whole(store: SqlStorage) -> None:
     assert [c.text for c in store.chat_history("t3")] == ["y"]
 
 
-def test_finished_games_history_and_leaderboard(store: SqlStorage) -> None:
+def test_finished_games_history_and_leaderboard(store: Storage) -> None:
     store.create_table(table())
     a, b = store.create_player("A"), store.create_player("B")
     record = {"format": "spades-record/1", "rules": "standard", "hands": []}
@@ -199,7 +224,7 @@ def test_the_server_on_postgresql_resumes_a_table() -> None:
             next(gen)
 
 
-def test_score_games_per_player(store: SqlStorage) -> None:
+def test_score_games_per_player(store: Storage) -> None:
     ann, bob = store.create_player("Ann"), store.create_player("Bob")
     data = {"id": "g1", "hands": [{"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3]}]}
     outcome, row = store.save_score_game(ann.id, "g1", "Friday", data, 10.0, limit=2)

@@ -17,7 +17,6 @@ from fastapi import FastAPI, Request, Response, WebSocket
 from fastapi.responses import JSONResponse
 from starlette.websockets import WebSocketDisconnect
 
-from spades.ai.base import LEVELS
 from spades.core.errors import SpadesError
 from spades.server.accounts import (
     USERNAME_RE,
@@ -28,7 +27,7 @@ from spades.server.accounts import (
     verify_password,
 )
 from spades.server.config import ServerConfig
-from spades.server.hub import Conn, Hub, default_level
+from spades.server.hub import BotLevels, Conn, Hub
 from spades.server.protocol import ProtocolError, decode_message
 from spades.server.quotas import QuotaExceeded, Quotas
 from spades.server.ratings import display_rating
@@ -62,9 +61,10 @@ def player_json(p: PlayerRow) -> dict[str, Any]:
             "rating": round(display_rating(p.rating_mu, p.rating_sigma), 2), "rated_games": p.rated_games}
 
 
-def create_app(config: ServerConfig | None = None, storage: Storage | None = None) -> FastAPI:
+def create_app(config: ServerConfig | None = None, storage: Storage | None = None,
+               bots: BotLevels | None = None) -> FastAPI:
     """The application. Without ``storage``, the database of ``config.database_url`` is opened (and
-    migrated) at start."""
+    migrated) at start. ``bots``: the bot levels offered (default: every level of ``spades.ai``)."""
     cfg = config or ServerConfig()
     state: dict[str, Any] = {}
 
@@ -73,7 +73,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         st = storage if storage is not None else open_storage(cfg.database_url)
         kw: dict[str, Any] = {"bot_delay": cfg.bot_delay, "bot_think": cfg.bot_think, "time_scale": cfg.time_scale,
                               "clock": cfg.clock, "resume_window": cfg.resume_window,
-                              "seed_seconds": cfg.seed_seconds}
+                              "seed_seconds": cfg.seed_seconds, "bots": bots}
         if cfg.redis_url:  # one of several processes (spades.server.cluster)
             from spades.server.cluster import ClusterHub
 
@@ -231,7 +231,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
 
     @app.get("/api/levels")
     async def levels() -> dict[str, Any]:
-        return {"levels": list(LEVELS), "default": default_level()}
+        return {"levels": list(hub().levels), "default": hub().default_level()}
 
     @app.get("/api/presets")
     async def presets() -> dict[str, Any]:
@@ -250,9 +250,10 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         if turn is not None and (not isinstance(turn, int | float) or isinstance(turn, bool)
                                  or not 1 <= turn <= MAX_TURN_SECONDS):
             raise ApiError(400, "bad_turn_seconds", f"turn_seconds is 1 to {MAX_TURN_SECONDS}, or null for none")
-        level = data.get("bot_level") or default_level()
-        if level not in LEVELS:
-            raise ApiError(400, "bad_level", f"unknown level {str(level)[:20]!r}; the levels are: {', '.join(LEVELS)}")
+        level = data.get("bot_level") or hub().default_level()
+        if level not in hub().levels:
+            raise ApiError(400, "bad_level",
+                           f"unknown level {str(level)[:20]!r}; the levels are: {', '.join(hub().levels)}")
         public = data.get("public", True)
         if not isinstance(public, bool):
             raise ApiError(400, "malformed", "public is true or false")
@@ -264,16 +265,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
                         seats: list[tuple[int, Seat]]) -> dict[str, Any]:
         tid = secrets.token_urlsafe(9)
         invite = None if public else secrets.token_urlsafe(18)
-        row = TableRow(tid, spec, settings, public, invite, p.id, time.time())
-        await hub().db(hub().storage.create_table, row)
-        h = hub()
-        await h.adopt(tid)
-        async with h.locks[tid]:
-            t = await h._load(tid)
-            assert t is not None
-            if seats:
-                rows = t.seat_rows(seats)
-                await h._commit(t, rows)
+        t = await hub().create_table(TableRow(tid, spec, settings, public, invite, p.id, time.time()), seats)
         return {"id": tid, "invite": invite, "table": t.info()}
 
     @app.post("/api/tables")

@@ -47,9 +47,9 @@ from redis.exceptions import RedisError
 from spades.server.hub import RESTART_GRACE, Conn, Hub
 from spades.server.protocol import ProtocolError
 from spades.server.table import TableState
-from spades.storage.base import EventRow, PlayerRow
+from spades.storage.base import ChatRow, EventRow, PlayerRow
 from spades.storage.lease import LeaseLost, Leases
-from spades.storage.sql import SqlStorage, write_events
+from spades.storage.sql import Guard, SqlStorage
 
 log = logging.getLogger("spades.cluster")
 
@@ -71,34 +71,31 @@ def _text(v: bytes | str) -> str:
     return v.decode() if isinstance(v, bytes) else v
 
 
-class FencedStorage(SqlStorage):
-    """The hub's storage in a cluster: the same database, but the log is written only under the
-    table's lease at the epoch this process acquired (``LeaseLost`` otherwise)."""
+class FencedLog:
+    """The event log of a cluster's hub: ``log``'s own, except that every write first passes ``fence`` in
+    the write's transaction, for every table it touches. The cluster's fence is ``Leases.guard``: it
+    raises ``LeaseLost`` unless this process holds the table's lease at the epoch it acquired, and locks
+    the lease row so that a takeover waits for the write. Reading is ``log``'s."""
 
-    def __init__(self, base: SqlStorage, hub: ClusterHub) -> None:  # no new engine, no migrations
-        self.engine = base.engine
-        self.is_sqlite = base.is_sqlite
-        self.hub = hub
+    def __init__(self, log: SqlStorage, fence: Guard) -> None:
+        self.inner = log
+        self.fence = fence
 
     def append_events(self, table_id: str, rows: list[EventRow]) -> None:
-        """Append under the lease (see ``Leases.append_fenced``)."""
-        epoch = self.hub.owned.get(table_id)
-        if epoch is None:
-            raise LeaseLost(f"table {table_id} is not owned by this process")
-        self.hub.leases.append_fenced(table_id, epoch, rows)
+        """Append under the fence (``LeaseLost``, nothing stored, when it refuses)."""
+        self.inner.append_events(table_id, rows, self.fence)
 
-    def _insert_events(self, batches: list[tuple[str, list[EventRow]]]) -> None:
-        """The group commit (``append_many``): every table's lease is checked and locked in the same
-        transaction (in table order), so one lost table sends each batch to ``append_events`` alone."""
-        with self.engine.begin() as c:
-            for tid, _ in sorted(batches, key=lambda b: b[0]):
-                epoch = self.hub.owned.get(tid)
-                if epoch is None:
-                    raise LeaseLost(f"table {tid} is not owned by this process")
-                self.hub.leases.fence(c, tid, epoch)
-            for tid, rows in batches:
-                if rows:
-                    write_events(c, tid, rows)
+    def append_many(self, batches: list[tuple[str, list[EventRow]]]) -> list[Exception | None]:
+        """The group commit under the fence: one table refused sends each batch to its own transaction."""
+        return self.inner.append_many(batches, self.fence)
+
+    def load_events(self, table_id: str, after: int = 0) -> list[EventRow]:
+        """The log's events."""
+        return self.inner.load_events(table_id, after)
+
+    def chat_history(self, table_id: str, limit: int = 50) -> list[ChatRow]:
+        """The log's chat lines."""
+        return self.inner.chat_history(table_id, limit)
 
 
 class RemoteConn(Conn):
@@ -158,11 +155,12 @@ class ClusterHub(Hub):
             raise ValueError("several server processes need PostgreSQL (--database postgresql://...)")
         self.node = f"{socket.gethostname()[:20]}-{os.getpid()}-{secrets.token_hex(3)}"
         self.leases = Leases(storage, self.node, lease_seconds)
-        super().__init__(FencedStorage(storage, self), **kw)
+        self.owned: dict[str, int] = {}
+        """The tables whose lease this process holds, with the epoch it acquired each at."""
+        super().__init__(storage, events=FencedLog(storage, self.leases.guard(self.owned.get)), **kw)
         self.redis: aioredis.Redis = aioredis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=2)
         self.prefix = prefix
         self.lease_seconds = lease_seconds
-        self.owned: dict[str, int] = {}
         self.remote_seeders: dict[str, set[str]] = {}
         """Per owned table: players whose sockets on other processes send client seeds (from presence)."""
         self.owner_hint: dict[str, str] = {}
@@ -366,7 +364,7 @@ class ClusterHub(Hub):
                 return
             fresh = [r for r in rows or [] if r.seq > t.seq]
             if rows is None or (fresh and fresh[0].seq != t.seq + 1):
-                fresh = await self.db(self.storage.load_events, tid, t.seq)
+                fresh = await self.db(self.log.load_events, tid, t.seq)
                 if fresh:
                     self.stats["gaps_filled"] += 1
             try:
@@ -820,4 +818,4 @@ class ClusterHub(Hub):
             pass
 
 
-__all__ = ["ClusterHub", "FencedStorage", "RedisLimiter", "RemoteConn"]
+__all__ = ["ClusterHub", "FencedLog", "RedisLimiter", "RemoteConn"]

@@ -14,13 +14,13 @@ import logging
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from spades.ai.base import LEVELS, Bot, Decision, make_bot
+from spades.ai.base import LEVELS, Bot, Decision
 from spades.ai.suggest import suggest
 from spades.core.actions import Action
 from spades.core.errors import SpadesError
@@ -38,7 +38,7 @@ from spades.server.protocol import (
     project_event,
 )
 from spades.server.table import Seat, TableState
-from spades.storage.base import DuplicateError, EventRow, GameSeat, PlayerRow, Storage
+from spades.storage.base import DuplicateError, EventLog, EventRow, GameSeat, PlayerRow, Storage, TableRow
 
 log = logging.getLogger("spades.server")
 T = TypeVar("T")
@@ -57,9 +57,14 @@ deadline that passed while the server was down, or was about to, moves to this m
 so the player's client can reconnect and act; a later deadline stays where it was."""
 
 
-def default_level() -> str:
+BotLevels = Mapping[str, Callable[[int | None], Bot]]
+"""The bot levels a hub offers, by name, each a factory making a bot from a seed. The hub makes its bots
+only from these (``Hub(bots=...)``; the default is ``spades.ai.LEVELS``, every level of the package)."""
+
+
+def default_level(levels: BotLevels = LEVELS) -> str:
     """The bot level that stands in for absent players: ``normal`` when it exists."""
-    return "normal" if "normal" in LEVELS else next(iter(LEVELS))
+    return "normal" if "normal" in levels else next(iter(levels))
 
 
 @dataclass(eq=False)
@@ -108,10 +113,17 @@ class Conn:
 class Hub:
     """All tables of one server process."""
 
-    def __init__(self, storage: Storage, *, bot_delay: float = 0.6, bot_think: float = 2.0,
+    def __init__(self, storage: Storage, *, events: EventLog | None = None, bots: BotLevels | None = None,
+                 bot_delay: float = 0.6, bot_think: float = 2.0,
                  time_scale: float = 1.0, clock: Callable[[], float] = time.time,
                  resume_window: int = 500, seed_seconds: float = 4.0) -> None:
         self.storage = storage
+        """Tables, accounts and finished games."""
+        self.log: EventLog = events if events is not None else storage
+        """Where the tables' events are read and written: the storage itself, or a wrapper around its log
+        (a cluster fences every write with the table's lease: ``spades.server.cluster.FencedLog``)."""
+        self.levels: BotLevels = bots if bots is not None else LEVELS
+        """The bot levels offered here and the factories the hub makes its bots with."""
         self.bot_delay = bot_delay
         self.bot_think = bot_think
         self.time_scale = time_scale
@@ -161,11 +173,7 @@ class Hub:
             while self._pending:
                 batch, self._pending = self._pending, []
                 try:
-                    many = getattr(self.storage, "append_many", None)
-                    if many is not None:
-                        errors = await self.db(many, [(tid, rows) for tid, rows, _ in batch])
-                    else:
-                        errors = [await self._try(self.storage.append_events, tid, rows) for tid, rows, _ in batch]
+                    errors = await self.db(self.log.append_many, [(tid, rows) for tid, rows, _ in batch])
                 except Exception as e:
                     errors = [e] * len(batch)
                 for (_, _, fut), err in zip(batch, errors, strict=True):
@@ -177,13 +185,6 @@ class Hub:
                         fut.set_exception(err)
         finally:
             self._writing = False
-
-    async def _try(self, fn: Callable[..., Any], *args: Any) -> Exception | None:
-        try:
-            await self.db(fn, *args)
-        except Exception as e:
-            return e
-        return None
 
     async def start(self) -> None:
         """Load every unfinished table and set its bots and timers going again."""
@@ -227,10 +228,27 @@ class Hub:
         row = await self.db(self.storage.get_table, table_id)
         if row is None:
             return None
-        events = await self.db(self.storage.load_events, table_id)
+        events = await self.db(self.log.load_events, table_id)
         t = TableState(row, self.clock)
         t.replay(events)
         self.tables[table_id] = t
+        return t
+
+    def default_level(self) -> str:
+        """The level of the bots that stand in for absent players (``normal`` when offered)."""
+        return default_level(self.levels)
+
+    async def create_table(self, row: TableRow, seats: list[tuple[int, Seat]]) -> TableState:
+        """Store a new table, take it here (``adopt``), and seat ``seats`` (persisted and broadcast like any
+        seat change, so a table full of bots is dealt at once)."""
+        await self.db(self.storage.create_table, row)
+        await self.adopt(row.id)
+        async with self.locks[row.id]:
+            t = await self._load(row.id)
+            if t is None:
+                raise LookupError(f"table {row.id} was stored but cannot be loaded")
+            if seats:
+                await self._commit(t, t.seat_rows(seats))
         return t
 
     async def table(self, table_id: str) -> TableState | None:
@@ -601,7 +619,7 @@ class Hub:
             if seat is None:
                 raise ProtocolError("not_seated", "you do not sit at this table")
             if t.started and not t.over:  # a bot takes over; the seat stays theirs to reclaim
-                level = t.settings.get("bot_level") or default_level()
+                level = t.settings.get("bot_level") or self.default_level()
                 return t.seat_rows([(seat, Seat(None, f"{player.name} (bot)", level, player.id))])
             return t.seat_rows([(seat, Seat())])
 
@@ -609,10 +627,10 @@ class Hub:
 
     async def _fill(self, conn: Conn, player: PlayerRow, msg: dict[str, Any]) -> None:
         cid = client_id_of(msg, required=False)
-        level = msg.get("level") or default_level()
-        if not isinstance(level, str) or level not in LEVELS:
+        level = msg.get("level") or self.default_level()
+        if not isinstance(level, str) or level not in self.levels:
             raise ProtocolError("bad_level", f"\"level\" must be a bot level name, not {str(level)[:20]!r}; "
-                                             f"the levels are: {', '.join(LEVELS)}")
+                                             f"the levels are: {', '.join(self.levels)}")
 
         def change(t: TableState) -> list[EventRow]:
             if t.seat_of(player.id) is None and player.id != t.row.created_by:
@@ -689,7 +707,7 @@ class Hub:
             if t is None or t.last_game_seq != expect or t.to_act() != seat:
                 return
             timed_out = not t.bot_plays(seat)
-            level = t.seats[seat].bot or t.settings.get("bot_level") or default_level()
+            level = t.seats[seat].bot or t.settings.get("bot_level") or self.default_level()
             action = await self._decide(t, seat, level)
             async with self.locks[table_id]:
                 t = self.tables.get(table_id)
@@ -717,12 +735,12 @@ class Hub:
 
         Returns the view it decided on and its decision (``None`` when it failed or was late)."""
         view = view_hand(t.game.hand, seat)
-        if level not in LEVELS:
-            level = default_level()
+        if level not in self.levels:
+            level = self.default_level()
         key = (t.id, seat, level)
         bot = self.bots.get(key)
         if bot is None:
-            bot = self.bots[key] = make_bot(level, secrets.randbits(32))
+            bot = self.bots[key] = self.levels[level](secrets.randbits(32))
         deadline = time.monotonic() + self.bot_think
         loop = asyncio.get_running_loop()
         decide = partial(bot.decide, view, tuple(t.game.totals), deadline, bags=tuple(t.game.bags))

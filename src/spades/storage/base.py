@@ -1,4 +1,5 @@
-"""The storage protocol and the rows it speaks in."""
+"""The storage interfaces (accounts, tables, the event log, score-keeper games) and the rows they
+speak in."""
 
 from __future__ import annotations
 
@@ -92,8 +93,9 @@ class ScoreGameRow:
     """When the server stored it (seconds since 1970)."""
 
 
-class Storage(Protocol):
-    """What the server needs from a database."""
+class Accounts(Protocol):
+    """Players, their sessions and accounts, and what they are rated (the HTTP session and account
+    endpoints, the leaderboard and a player's history)."""
 
     def create_player(self, name: str) -> PlayerRow:
         """A new guest player."""
@@ -127,6 +129,18 @@ class Storage(Protocol):
         """A player and password hash by user name."""
         ...
 
+    def leaderboard(self, limit: int = 50) -> list[PlayerRow]:
+        """Rated players, best first (by the conservative rating mu - 3 sigma)."""
+        ...
+
+    def history(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """A player's finished games, newest first."""
+        ...
+
+
+class Tables(Protocol):
+    """Tables' fixed facts and status, and the finished games kept from them."""
+
     def create_table(self, table: TableRow) -> None:
         """Store a new table."""
         ...
@@ -151,6 +165,25 @@ class Storage(Protocol):
         """Mark a table ``open`` or ``over``."""
         ...
 
+    def finish_game(self, table_id: str, record: dict[str, Any], rated: bool, winner: int | None,
+                    seats: list[GameSeat]) -> None:
+        """Keep a finished game's record, each human seat's result, and new ratings; mark the table over
+        (all or nothing)."""
+        ...
+
+    def game_record(self, table_id: str) -> dict[str, Any] | None:
+        """A finished game's ``spades-record/1``."""
+        ...
+
+    def game_player_ids(self, table_id: str) -> list[str]:
+        """The players of a finished game."""
+        ...
+
+
+class EventLog(Protocol):
+    """The append-only event log of every table (chat lines are events too, also kept for
+    ``chat_history``)."""
+
     def append_events(self, table_id: str, rows: list[EventRow]) -> None:
         """Append events in one transaction; ``DuplicateError`` (and nothing stored) when a sequence
         number or a (player, client id) pair is already in the log."""
@@ -170,26 +203,9 @@ class Storage(Protocol):
         """The last chat lines of a table, oldest first."""
         ...
 
-    def finish_game(self, table_id: str, record: dict[str, Any], rated: bool, winner: int | None,
-                    seats: list[GameSeat]) -> None:
-        """Keep a finished game's record, each human seat's result, and new ratings; mark the table over."""
-        ...
 
-    def game_record(self, table_id: str) -> dict[str, Any] | None:
-        """A finished game's ``spades-record/1``."""
-        ...
-
-    def game_player_ids(self, table_id: str) -> list[str]:
-        """The players of a finished game."""
-        ...
-
-    def leaderboard(self, limit: int = 50) -> list[PlayerRow]:
-        """Rated players, best first (by the conservative rating mu - 3 sigma)."""
-        ...
-
-    def history(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
-        """A player's finished games, newest first."""
-        ...
+class ScoreGames(Protocol):
+    """Score-keeper games kept on the server for players with an account."""
 
     def score_games(self, player_id: str) -> list[ScoreGameRow]:
         """A player's score-keeper games, most recently changed first."""
@@ -204,6 +220,11 @@ class Storage(Protocol):
     def delete_score_game(self, player_id: str, game_id: str) -> bool:
         """Forget one of a player's score-keeper games; whether it was there."""
         ...
+
+
+class Storage(Accounts, Tables, EventLog, ScoreGames, Protocol):
+    """Everything a server needs from its database: each part above, and ``close``. ``SqlStorage`` and
+    ``MemoryStorage`` are the two implementations; code that needs one part asks for that part."""
 
     def close(self) -> None:
         """Release connections."""

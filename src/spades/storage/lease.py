@@ -10,11 +10,14 @@ database's own clock (``clock_timestamp()``), so processes on machines with skew
   acquired: the lease row is locked ``FOR UPDATE`` in the same transaction, so a takeover waits for a
   write in flight and a write after a takeover is refused (``LeaseLost``). The log's unique
   ``(table_id, seq)`` stays the final guard.
+- ``guard`` is the same fence as a check the SQL storage runs inside its own event writes (group
+  commit included): ``spades.server.cluster.FencedLog`` wraps the log with it.
 - ``release`` lets another process take the table at once (a graceful shutdown).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, Connection, Float, and_, cast, func, or_, select, update
@@ -23,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from spades.storage import schema as s
 from spades.storage.base import DuplicateError, EventRow
-from spades.storage.sql import SqlStorage, write_events
+from spades.storage.sql import Guard, SqlStorage, write_events
 
 
 class LeaseLost(Exception):
@@ -111,6 +114,19 @@ class Leases:
                                                   lt.c.epoch == epoch).with_for_update()).first()
         if held is None:
             raise LeaseLost(f"table {table_id} is no longer owned by {self.owner} at epoch {epoch}")
+
+    def guard(self, epoch_of: Callable[[str], int | None]) -> Guard:
+        """A write guard for ``SqlStorage.append_events`` / ``append_many``: a table's events go through
+        only while this owner holds it at the epoch ``epoch_of(table_id)`` names (``None``: not acquired
+        here), else ``LeaseLost`` and nothing is stored (``fence``)."""
+
+        def check(c: Connection, table_id: str) -> None:
+            epoch = epoch_of(table_id)
+            if epoch is None:
+                raise LeaseLost(f"table {table_id} is not owned by {self.owner}")
+            self.fence(c, table_id, epoch)
+
+        return check
 
     def append_fenced(self, table_id: str, epoch: int, rows: list[EventRow]) -> None:
         """Append events only while this owner holds the table at ``epoch`` (``LeaseLost`` otherwise,

@@ -1,4 +1,5 @@
-"""``SqlStorage``: the storage protocol on SQLAlchemy 2 Core, for SQLite and PostgreSQL."""
+"""``SqlStorage``: every storage interface (``spades.storage.base``) on SQLAlchemy 2 Core, for SQLite and
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,10 @@ from spades.storage import schema as s
 from spades.storage.base import ChatRow, DuplicateError, EventRow, GameSeat, PlayerRow, ScoreGameRow, TableRow
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+
+Guard = Callable[[Connection, str], None]
+"""A check run on the open transaction of an event write, per table, before anything is written; it
+refuses the write by raising."""
 
 
 def default_database_url() -> str:
@@ -64,7 +70,7 @@ def open_storage(url: str | None = None) -> SqlStorage:
 
 
 class SqlStorage:
-    """The storage protocol on a SQLAlchemy engine."""
+    """Accounts, tables, the event log and score-keeper games on a SQLAlchemy engine."""
 
     def __init__(self, url: str) -> None:
         """Connect and apply migrations."""
@@ -180,35 +186,42 @@ class SqlStorage:
 
     # ------------------------------------------------------------------ the event log
 
-    def append_events(self, table_id: str, rows: list[EventRow]) -> None:
-        """Append events (and their chat lines) in one transaction."""
+    def append_events(self, table_id: str, rows: list[EventRow], guard: Guard | None = None) -> None:
+        """Append events (and their chat lines) in one transaction. ``guard(connection, table_id)``, when
+        given, runs first in that transaction and may refuse the write by raising (a cluster's lease
+        fence, ``spades.server.cluster.FencedLog``)."""
         if not rows:
             return
         try:
-            self._insert_events([(table_id, rows)])
+            self._insert_events([(table_id, rows)], guard)
         except IntegrityError:
             raise DuplicateError(f"event {rows[0].seq} of table {table_id} or its client id is already stored") \
                 from None
 
-    def append_many(self, batches: list[tuple[str, list[EventRow]]]) -> list[Exception | None]:
+    def append_many(self, batches: list[tuple[str, list[EventRow]]],
+                    guard: Guard | None = None) -> list[Exception | None]:
         """Append several tables' events in one transaction (group commit); when that fails, each batch in
-        a transaction of its own, so that one batch's error keeps only that batch out."""
+        a transaction of its own, so that one batch's error keeps only that batch out. ``guard`` as for
+        ``append_events``, run for every table (in table order) before anything is written."""
         try:
-            self._insert_events(batches)
+            self._insert_events(batches, guard)
             return [None] * len(batches)
         except Exception:
             pass
         out: list[Exception | None] = []
         for tid, rows in batches:
             try:
-                self.append_events(tid, rows)
+                self.append_events(tid, rows, guard)
                 out.append(None)
             except Exception as e:
                 out.append(e)
         return out
 
-    def _insert_events(self, batches: list[tuple[str, list[EventRow]]]) -> None:
+    def _insert_events(self, batches: list[tuple[str, list[EventRow]]], guard: Guard | None) -> None:
         with self.engine.begin() as c:
+            if guard is not None:
+                for tid in sorted({tid for tid, rows in batches if rows}):
+                    guard(c, tid)
             for tid, rows in batches:
                 if rows:
                     write_events(c, tid, rows)
@@ -361,5 +374,5 @@ def _table(row: Row[Any]) -> TableRow:
                     row.created_by, row.created_at, row.status)
 
 
-__all__ = ["Connection", "SqlStorage", "default_database_url", "migrate", "normalize_url", "open_storage",
+__all__ = ["Connection", "Guard", "SqlStorage", "default_database_url", "migrate", "normalize_url", "open_storage",
            "write_events"]
