@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from spades.ai import make_bot
-from spades.ai.play import read_trick
+from spades.ai.play import seats_after
 from spades.ai.situation import Situation
 from spades.core import Action, Bid, Game, Pass, Play, action_to_dict, record_of, seeded_shuffler, view_hand
 from spades.core.cards import SPADES, card_text
 from spades.core.hand import Phase
+from spades.core.trick import takes_lead
 from spades.core.view import HandView
 from spades.variants import load_rules
 
@@ -46,14 +47,7 @@ RULE_SETS: list[Any] = ["standard", {"preset": "standard", "nil_pass": 2}, "joke
 
 def beats(v: HandView, c: int) -> bool:
     """Whether ``c`` would be winning the current trick if the viewer played it now."""
-    lay = v.rules.layout
-    assert v.seat is not None
-    t = read_trick(v, v.seat)
-    if t.led < 0:
-        return True
-    if lay.effective_suit[c] == SPADES:
-        return not t.win_trump or lay.power[c] >= t.win_power
-    return not t.win_trump and lay.effective_suit[c] == t.led and lay.power[c] >= t.win_power
+    return takes_lead(v.rules.layout, c, v.trick)
 
 
 def positions(v: HandView, totals: tuple[int, ...], bags: tuple[int, ...]) -> list[tuple[str, dict[str, Any]]]:
@@ -87,20 +81,20 @@ def positions(v: HandView, totals: tuple[int, ...], bags: tuple[int, ...]) -> li
     if len(plays) < 2:
         return out
     sit = Situation.read(v.rules, me, v.bids, v.tricks_taken, len(v.tricks), v.bidless, bags)
-    t = read_trick(v, me)
+    t = v.trick
     win = [a for a in plays if beats(v, a.card)]
     lose = [a for a in plays if not beats(v, a.card)]
-    last = not t.after
+    last = not seats_after(v, me)
     partner = lay.partner[me]
     if sit.my_nil and win and lose:
         out.append(("nil_duck", {"forbidden": win, "note": "a nil bidder with a card under the trick must not win it"}))
-    if sit.partner_nil and not sit.my_nil and t.win_seat == partner and win and lose:
+    if sit.partner_nil and not sit.my_nil and t.seat == partner and win and lose:
         out.append(("cover_nil", {"forbidden": lose, "note": "partner's nil card is winning: beat it"}))
-    if (last and partner is not None and t.win_seat == partner and not sit.my_nil and not sit.partner_nil
+    if (last and partner is not None and t.seat == partner and not sit.my_nil and not sit.partner_nil
             and win and lose):
         label = "no_overtake"
         out.append((label, {"forbidden": win, "note": "partner's card wins the trick: do not overtake it"}))
-    if (last and t.win_seat != partner and not sit.my_nil and not sit.partner_nil and not sit.opp_nils
+    if (last and t.seat != partner and not sit.my_nil and not sit.partner_nil and not sit.opp_nils
             and 0 < sit.need < 50 and not v.bidless):
         follow_win = [a for a in win if lay.effective_suit[a.card] == t.led]
         if follow_win:
@@ -109,10 +103,10 @@ def positions(v: HandView, totals: tuple[int, ...], bags: tuple[int, ...]) -> li
                 out.append(("win_cheap", {"expected": [cheapest],
                                           "note": "we need tricks: win as cheaply as possible"}))
     all_nils_done = not any(b is not None and b.is_nil and v.tricks_taken[s] == 0 for s, b in enumerate(v.bids))
-    if (last and t.win_seat != partner and sit.need <= 0 and all(n <= 0 for _, n in sit.opp_need) and all_nils_done
+    if (last and t.seat != partner and sit.need <= 0 and all(n <= 0 for _, n in sit.opp_need) and all_nils_done
             and v.rules.bags == "penalty" and not v.bidless and win and lose):
         out.append(("duck_bags", {"forbidden": win, "note": "every contract is decided: a trick is only a bag"}))
-    if (last and t.win_seat in sit.opp_nils and win and lose and sit.need < sit.tricks_left - 1 and not sit.my_nil):
+    if (last and t.seat in sit.opp_nils and win and lose and sit.need < sit.tricks_left - 1 and not sit.my_nil):
         out.append(("break_nil", {"forbidden": win, "note": "their nil is winning the trick: let it"}))
     return out
 

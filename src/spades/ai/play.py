@@ -8,50 +8,18 @@ winners, and duck bags once the contract is safe unless the opponents can still 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from spades.ai.knowledge import OUT, Knowledge, tables
 from spades.ai.situation import WANT_ALL, Situation
 from spades.core.actions import Play
 from spades.core.cards import SPADES, cards_of
+from spades.core.trick import takes_lead
 from spades.core.view import HandView
 
 
-@dataclass
-class Trick:
-    """The trick in progress as seen by the seat to play."""
-
-    led: int
-    """The effective suit led (-1 when leading)."""
-    win_seat: int
-    win_trump: bool
-    win_power: int
-    win_card: int
-    after: tuple[int, ...]
-    """Seats still to play after me."""
-
-
-def read_trick(v: HandView, me: int) -> Trick:
-    """Who is winning the current trick and who plays after ``me``."""
-    lay = v.rules.layout
-    eff = lay.effective_suit
-    power = lay.power
-    cur = v.current
-    n = lay.n
-    after = tuple((me + i) % n for i in range(1, n - len(cur)))
-    if not cur:
-        return Trick(-1, -1, False, -1, -1, after)
-    led = eff[cur[0][1]]
-    ws, wc = cur[0]
-    wt = led == SPADES
-    wp = power[wc]
-    for s, c in cur[1:]:
-        if eff[c] == SPADES:
-            if not wt or power[c] >= wp:
-                ws, wc, wt, wp = s, c, True, power[c]
-        elif not wt and eff[c] == led and power[c] >= wp:
-            ws, wc, wp = s, c, power[c]
-    return Trick(led, ws, wt, wp, wc, after)
+def seats_after(v: HandView, me: int) -> tuple[int, ...]:
+    """The seats still to play in the current trick after ``me``."""
+    n = v.rules.layout.n
+    return tuple((me + i) % n for i in range(1, n - len(v.current)))
 
 
 class PlayChooser:
@@ -69,7 +37,9 @@ class PlayChooser:
         self.key = tables(v.rules).key
         assert v.seat is not None
         self.me = v.seat
-        self.trick = read_trick(v, self.me)
+        self.trick = v.trick
+        """Who is winning the trick in progress (the engine's reading, ``HandView.trick``)."""
+        self.after = seats_after(v, self.me)
         self.legal = 0
         for a in v.legal:
             if isinstance(a, Play):
@@ -78,7 +48,7 @@ class PlayChooser:
         self.firm = False
         """Set by ``choose`` when the card follows a principle no search should overrule (a nil duck,
         covering partner's nil, leaving partner's sure trick, winning cheaply in last seat...)."""
-        self.later_possible = [k.possible(s) for s in self.trick.after]
+        self.later_possible = [k.possible(s) for s in self.after]
         self.others = 0
         for s, _m in k.sizes.items():
             if s != OUT:
@@ -101,12 +71,7 @@ class PlayChooser:
 
     def beats(self, c: int) -> bool:
         """Whether ``c`` would be winning the trick if played now."""
-        t = self.trick
-        if t.led < 0:
-            return True
-        if self.eff[c] == SPADES:
-            return not t.win_trump or self.power[c] >= t.win_power
-        return not t.win_trump and self.eff[c] == t.led and self.power[c] >= t.win_power
+        return takes_lead(self.lay, c, self.trick)
 
     def winners(self) -> int:
         """Legal cards that would be winning the trick now."""
@@ -131,7 +96,7 @@ class PlayChooser:
         if led is None:
             led = self.trick.led if self.trick.led >= 0 else self.eff[c]
         trumps_out = self.lay.spade_mask
-        for s, poss in zip(self.trick.after, self.later_possible, strict=True):
+        for s, poss in zip(self.after, self.later_possible, strict=True):
             if self.eff[c] == SPADES:
                 if self.outstanding_above(c, poss):
                     return False
@@ -141,7 +106,7 @@ class PlayChooser:
             void = self.k.voids.get(s, 0) >> led & 1
             left_in_suit = (self.others & self.lay.suit_mask[led]).bit_count()
             may_trump = poss & trumps_out
-            if may_trump and (void or left_in_suit < len(self.trick.after) + 1):
+            if may_trump and (void or left_in_suit < len(self.after) + 1):
                 return False
         return True
 
@@ -188,7 +153,7 @@ class PlayChooser:
             pool = non or cards_of(losers)
             self.firm = True
             return max(pool, key=lambda c: (self.power[c], c)), "duck under the trick to protect my nil"
-        if self.trick.after:
+        if self.after:
             return self.lowest(legal, avoid_trump=False), "forced over: play lowest and hope it is overtaken"
         return self.highest(legal), "forced to take this trick: shed my highest card"
 
@@ -206,7 +171,7 @@ class PlayChooser:
             if non:
                 return self.highest(non), "lead high to cover partner's nil"
             return self.highest(legal), "lead high to cover partner's nil"
-        if t.win_seat == partner:
+        if t.seat == partner:
             win = self.winners()
             if win:
                 # Beat partner's card as cheaply as possible (a trump only when there is no other way).
@@ -215,7 +180,7 @@ class PlayChooser:
                 self.firm = True
                 return min(pool, key=lambda c: (self.key[c], c)), "cover partner's nil"
             return None
-        if partner in t.after:
+        if partner in self.after:
             win = self.winners()
             if win:
                 follow = [c for c in cards_of(win) if self.eff[c] == t.led]
@@ -239,14 +204,14 @@ class PlayChooser:
             if not pool:
                 return None
             return min(pool, key=lambda c: (self.power[c], c)), "lead low to attack their nil"
-        if t.win_seat in nils:
+        if t.seat in nils:
             losers = legal & ~self.winners()
             if losers:
-                self.firm = not t.after
+                self.firm = not self.after
                 return max(cards_of(losers), key=lambda c: (self.eff[c] != SPADES, self.power[c])), \
                     "play under their nil so it takes the trick"
             return None
-        if any(s in nils for s in t.after):
+        if any(s in nils for s in self.after):
             follow = legal & self.lay.suit_mask[t.led]
             if follow:
                 return self.lowest(follow), "play low under the nil bidder still to play"
@@ -269,12 +234,12 @@ class PlayChooser:
             if spade_boss and (self.hand & self.lay.spade_mask).bit_count() >= 2:
                 return max(spade_boss, key=lambda c: self.power[c]), "draw trumps with the top spade"
             return self.low_lead(), "lead low and keep my winners"
-        if partner is not None and t.win_seat == partner and (not t.after or self.safe(t.win_card)):
-            self.firm = not t.after
+        if partner is not None and t.seat == partner and (not self.after or self.safe(t.card)):
+            self.firm = not self.after
             return self.cheap_discard(), "partner's trick is safe: play low"
         win = self.winners()
         if win:
-            if not t.after:
+            if not self.after:
                 follow = [c for c in cards_of(win) if self.eff[c] == t.led]
                 pool = follow or cards_of(win)
                 self.firm = bool(follow)
@@ -285,7 +250,7 @@ class PlayChooser:
             trumps = [c for c in cards_of(win) if self.eff[c] == SPADES and self.eff[c] != t.led]
             if trumps:
                 return min(trumps, key=lambda c: self.power[c]), "trump low: " + why
-            if partner is not None and partner in t.after:
+            if partner is not None and partner in self.after:
                 return self.cheap_discard(), "second hand low"
             return max(cards_of(win), key=lambda c: self.power[c]), "play high to force their winner"
         return self.cheap_discard(), "cannot win this trick: play low"
@@ -339,9 +304,9 @@ class PlayChooser:
         if losers:
             non = [c for c in cards_of(losers) if self.eff[c] != SPADES]
             pool = non or cards_of(losers)
-            self.firm = not t.after and all(need <= 0 for _, need in self.sit.opp_need)
+            self.firm = not self.after and all(need <= 0 for _, need in self.sit.opp_need)
             return max(pool, key=lambda c: (self.power[c], c)), "contract safe: duck the bag"
-        if t.after:
+        if self.after:
             return self.lowest(legal, avoid_trump=False), "contract safe: play low"
         return self.highest(legal), "forced to take a bag: shed my highest card"
 

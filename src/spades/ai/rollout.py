@@ -14,12 +14,12 @@ import random
 from collections.abc import Sequence
 
 from spades.ai.knowledge import tables
-from spades.ai.situation import side_contract
 from spades.core.actions import BidValue
 from spades.core.cards import SPADES, cards_of
 from spades.core.hand import Hand, Phase
 from spades.core.rules import Rules
-from spades.core.scoring import score_hand
+from spades.core.scoring import game_outcome, score_hand, side_contract, side_toward
+from spades.core.trick import beats
 
 WIN_BONUS = 150.0
 """Utility for winning the game on this hand (points are the rest of the utility)."""
@@ -91,7 +91,7 @@ class Rollout:
         spade_mask = lay.spade_mask
         smart = self.smart
         bidless = self.bidless or all(b is None for b in bids)
-        cfp = self.count_for_partner
+        rules = self.rules
         duck_bags = self.duck_bags
         hands = h.hands
         tt = h.tricks_taken
@@ -115,11 +115,7 @@ class Rollout:
             if bidless:
                 need = 1
             else:
-                toward = 0
-                for s in sides[side]:
-                    if cfp or not nil[s]:
-                        toward += tt[s]
-                need = contract[side] - toward
+                need = contract[side] - side_toward(rules, bids, tt, sides[side])
                 if need <= 0 and duck_bags and setting:
                     # Our contract is made: keep taking tricks only while another side can still be set
                     # within two tricks (as good players do); otherwise duck bags.
@@ -127,10 +123,7 @@ class Rollout:
                     for o in range(n_sides):
                         if o == side or contract[o] <= 0:
                             continue
-                        o_need = contract[o]
-                        for s in sides[o]:
-                            if cfp or not nil[s]:
-                                o_need -= tt[s]
+                        o_need = contract[o] - side_toward(rules, bids, tt, sides[o])
                         if o_need > 0 and left - o_need + 1 <= 2:
                             need = 1
                             break
@@ -180,12 +173,7 @@ class Rollout:
             win: list[int] = []
             lose: list[int] = []
             for c in cs:
-                if eff[c] == SPADES:
-                    (win if (not wt or power[c] >= wp) else lose).append(c)
-                elif not wt and eff[c] == led and power[c] >= wp:
-                    win.append(c)
-                else:
-                    lose.append(c)
+                (win if beats(eff[c], power[c], led, wt, wp) else lose).append(c)
             last = len(cur) == n - 1
             if my_nil:
                 if lose:
@@ -258,11 +246,9 @@ class Rollout:
                 u -= self.liability * (s.bags_total - before)
             raw[i] = u
         if totals and len(totals) == k:
-            new = [totals[i] + sides[i].points for i in range(k)]
-            best = max(new)
-            ends = best >= rules.target or (rules.lose_at is not None and min(new) <= rules.lose_at)
-            if ends and new.count(best) == 1:
-                raw[new.index(best)] += WIN_BONUS
+            _, winner = game_outcome(rules, [totals[i] + sides[i].points for i in range(k)])
+            if winner is not None:
+                raw[winner] += WIN_BONUS
         if k == 1:
             return raw
         total = sum(raw)
@@ -308,26 +294,15 @@ def _beaten_later(h: Hand, seat: int, trump: bool, pw: int, led: int, power: Seq
     """Whether an opponent of ``seat`` still to play this trick can beat a winning card (trump?, power)."""
     n = len(h.hands)
     side = side_of[seat]
+    eff = h.layout.effective_suit
     s = seat
     for _ in range(n - len(h.current) - 1):
         s = (s + 1) % n
         if side_of[s] == side:
             continue
         held = h.hands[s]
-        follow = held & suit_mask[led]
-        if follow:
-            if trump and led != 3:
-                continue
-            for x in cards_of(follow):
-                if power[x] >= pw:
-                    return True
-            continue
-        trumps = held & spade_mask
-        if not trumps:
-            continue
-        if not trump:
-            return True
-        for x in cards_of(trumps):
-            if power[x] >= pw:
+        # It must follow suit when it can; void, only its trumps can take the lead (``beats``).
+        for x in cards_of(held & suit_mask[led] or held & spade_mask):
+            if beats(eff[x], power[x], led, trump, pw):
                 return True
     return False

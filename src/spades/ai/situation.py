@@ -13,25 +13,10 @@ from dataclasses import dataclass
 
 from spades.core.actions import BidValue
 from spades.core.rules import Rules
+from spades.core.scoring import side_contract, side_toward
 
 WANT_ALL = 99
 """The "tricks needed" of a hand played without bids: every trick scores."""
-
-
-def side_contract(bids: Sequence[BidValue | None], seats: Sequence[int]) -> int:
-    """A side's contract: the sum of its number bids."""
-    return sum(b.tricks for s in seats if (b := bids[s]) is not None and not b.is_nil)
-
-
-def side_toward(rules: Rules, bids: Sequence[BidValue | None], tricks: Sequence[int], seats: Sequence[int]) -> int:
-    """Tricks that count toward a side's contract."""
-    partner_counts = rules.failed_nil_tricks == "count_for_partner"
-    total = 0
-    for s in seats:
-        b = bids[s]
-        if b is None or not b.is_nil or partner_counts:
-            total += tricks[s]
-    return total
 
 
 def nil_alive(bids: Sequence[BidValue | None], tricks: Sequence[int], seat: int) -> bool:

@@ -46,6 +46,7 @@ from spades.core.cards import (
 )
 from spades.core.errors import IllegalActionError
 from spades.core.rules import Rules
+from spades.core.trick import beats
 
 _PACK0 = (1 << FACES_PER_PACK) - 1
 _RANKS_OF = tuple(tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
@@ -432,13 +433,9 @@ class Hand:
         eff = lay.effective_suit
         power = lay.power
         led = self.led
+        trump, best = self.win_trump, self.win_power
         for c in cards_of(legal):
-            trump = eff[c] == SPADES
-            if self.win_trump:
-                ok = trump and power[c] >= self.win_power
-            else:
-                ok = trump or (eff[c] == led and power[c] >= self.win_power)
-            if ok:
+            if beats(eff[c], power[c], led, trump, best):
                 beat |= 1 << c
         return beat or legal
 
@@ -626,6 +623,7 @@ class Hand:
                 self.broken = True
         elif eff == SPADES:
             self.broken = True
+            # ``trick.beats`` written out (the search's hot path; tests hold it to ``trick_lead`` card by card).
             # ">=": of two identical cards (six-handed), the second played wins.
             if not self.win_trump or power >= self.win_power:
                 self.win_seat = seat
@@ -702,6 +700,7 @@ class Hand:
                 hands[seat] = hand ^ (1 << card)
                 e = eff_of[card]
                 p = power_of[card]
+                # ``trick.beats``, inlined (the rollout hot path; tests hold it to ``trick_lead``).
                 if e == SPADES:
                     broken = True
                     if not win_trump or p >= win_power:
@@ -733,6 +732,8 @@ class Hand:
         # lookup, the k-th lowest card of a hand is found a suit at a time (not a bit at a time), and a
         # card's suit and power are its window and rank (no lookups in the layout's tables). Picks draw
         # ``rand`` exactly as the general path does, so the results are the same card for card.
+        # The trick's winner is ``trick.beats`` written out for the natural deck (power = rank, trumps =
+        # spades); tests hold every finished trick to ``trick_lead``.
         hands = self.hands
         tricks = self.tricks
         taken = self.tricks_taken
@@ -826,6 +827,7 @@ class Hand:
         # fast path), the trick's three followers are written out one after the other (no inner loop, no
         # list of the trick's cards), and a window's ranks and their count come from the two tables
         # (``len`` is a call). Same picks from the same ``rand`` draws as the general path, card for card.
+        # The winner is ``trick.beats`` unrolled per seat; tests hold every trick to ``trick_lead``.
         hands = self.hands
         tricks = self.tricks
         taken = self.tricks_taken

@@ -49,6 +49,88 @@ class SideScore(NamedTuple):
     """How the points come about, line by line."""
 
 
+def side_contract(bids: Sequence[BidValue | None], seats: Sequence[int]) -> int:
+    """A side's contract: the sum of its number bids (0 when all its players bid nil)."""
+    return sum(b.tricks for s in seats if (b := bids[s]) is not None and b.tricks)
+
+
+def side_toward(rules: Rules, bids: Sequence[BidValue | None], tricks: Sequence[int], seats: Sequence[int]) -> int:
+    """Tricks that count toward a side's contract: those of its number bidders, of a partner who gave no bid
+    (team bidding: the partner plays for the side's total), and of its nil bidders only when
+    ``failed_nil_tricks`` is ``count_for_partner`` (seed 000: otherwise a nil bidder's tricks never
+    count toward the contract, and are bags when it is made)."""
+    partner_counts = rules.failed_nil_tricks == "count_for_partner"
+    total = 0
+    for s in seats:
+        b = bids[s]
+        if b is None or b.tricks or partner_counts:
+            total += tricks[s]
+    return total
+
+
+def contract_made(rules: Rules, contract: int, toward: int) -> bool:
+    """Whether a contract is made with ``toward`` tricks counting toward it: at least the contract, except
+    a Boston (``boston``: a bid of every trick) and ``ten_for_two_hundred``'s bid of 10, made only with
+    exactly that many."""
+    if rules.boston and contract == rules.layout.hand_size:
+        return toward == contract
+    if rules.ten_for_two_hundred and contract == 10:
+        return toward == 10
+    return toward >= contract
+
+
+class NilStatus(NamedTuple):
+    """A nil or blind nil bid during a hand."""
+
+    seat: int
+    blind: bool
+    tricks: int
+    status: str
+    """``alive`` (no trick yet, tricks left to play), ``made`` (the hand is over without a trick) or ``broken``."""
+
+
+class SideStatus(NamedTuple):
+    """A side's contract during a hand (``HandView`` carries one per side)."""
+
+    seats: tuple[int, ...]
+    contract: int | None
+    """The sum of its number bids; ``None`` until all its players have bid, and in a hand without bids."""
+    tricks: int
+    """Tricks counting toward the contract (``side_toward``)."""
+    needed: int
+    """Tricks still needed; 0 once reached, and without a contract."""
+    status: str
+    """``bidding`` (its bids are not all in), ``open``, ``made`` (made whatever the tricks left do) or ``set``
+    (it cannot be made any more). A hand without bids is ``open`` throughout. At the end of a hand ``made``
+    and ``set`` are ``score_hand``'s ``made``."""
+    nils: tuple[NilStatus, ...]
+
+
+def side_status(rules: Rules, bids: Sequence[BidValue | None] | None, tricks: Sequence[int], tricks_left: int,
+                spoken: Sequence[bool]) -> tuple[SideStatus, ...]:
+    """Every side's contract status with ``tricks`` taken per seat and ``tricks_left`` to play. ``bids`` is
+    ``None`` for a hand played without bids; ``spoken[seat]``: that seat's turn to bid has passed (with team
+    bidding a partner may leave the bid to the other, and has no bid of its own)."""
+    out: list[SideStatus] = []
+    for seats in rules.layout.sides:
+        if bids is None:
+            out.append(SideStatus(tuple(seats), None, sum(tricks[s] for s in seats), 0, "open", ()))
+            continue
+        nils = tuple(NilStatus(s, b.blind, tricks[s],
+                               "broken" if tricks[s] else "alive" if tricks_left else "made")
+                     for s in seats if (b := bids[s]) is not None and not b.tricks)
+        toward = side_toward(rules, bids, tricks, seats)
+        if not all(spoken[s] for s in seats):
+            out.append(SideStatus(tuple(seats), None, toward, 0, "bidding", nils))
+            continue
+        contract = side_contract(bids, seats)
+        # Made (or set) when every way the tricks left can fall makes (or sets) it.
+        ends = {contract_made(rules, contract, toward + k) for k in range(tricks_left + 1)}
+        status = "open" if len(ends) > 1 else "made" if ends.pop() else "set"
+        out.append(SideStatus(tuple(seats), contract, toward, max(0, contract - toward), status, nils))
+    return tuple(out)
+
+
 def apply_bags(rules: Rules, count: int, new_bags: int) -> tuple[int, int, list[ScoreLine]]:
     """Add ``new_bags`` over-tricks to a side's ``count``.
 
@@ -113,20 +195,20 @@ def _score_side(rules: Rules, seats: Sequence[int], bids: Sequence[BidValue | No
     # thousand, so no list is built per question); nil lines come first, in seat order.
     lines: list[ScoreLine] = []
     partner_counts = rules.failed_nil_tricks == "count_for_partner"
-    taken = contract = blind_part = toward = nil_tricks = 0
+    toward = side_toward(rules, bids, tricks, seats)
+    taken = contract = blind_part = nil_tricks = 0
     has_bidder = has_nil = False
     for s in seats:
         bid = bids[s]
         n = tricks[s]
         taken += n
-        if bid is None:
-            toward += n  # team bidding: the partner who gave no bid still plays for the side's total
-        elif bid.tricks:
+        if bid is None:  # team bidding: the partner who gave no bid (its tricks count: ``side_toward``)
+            continue
+        if bid.tricks:
             has_bidder = True
             contract += bid.tricks
             if bid.blind:
                 blind_part += bid.tricks
-            toward += n
         else:
             has_nil = True
             value = rules.blind_nil_points if bid.blind else rules.nil_points
@@ -135,26 +217,22 @@ def _score_side(rules: Rules, seats: Sequence[int], bids: Sequence[BidValue | No
                 lines.append(_line(f"{name} made (seat {s})", value))
             else:
                 lines.append(_line(f"{name} failed (seat {s} took {n} trick{'s' if n != 1 else ''})", -value))
-            if partner_counts:
-                toward += n
-            else:
+            if not partner_counts:
                 nil_tricks += n
     made: bool | None = None
     over = 0
     all_tricks = rules.layout.hand_size
     if has_bidder:
         blind = " blind" if blind_part else ""
+        made = contract_made(rules, contract, toward)
         if rules.boston and contract == all_tricks:
             value = 400 if blind_part else 200
-            made = toward == all_tricks
             lines.append(_line(f"{blind.strip() + ' ' if blind else ''}Boston {'made' if made else 'failed'}",
                                    value if made else -value))
         elif rules.ten_for_two_hundred and contract == 10:
-            made = toward == 10
             lines.append(_line(f"ten for two hundred {'made' if made else f'missed ({toward} tricks)'}",
                                    200 if made else -200))
         else:
-            made = toward >= contract
             value = 10 * (contract - blind_part) + 20 * blind_part
             if made:
                 lines.append(_line(f"contract of {contract}{blind} made", value))

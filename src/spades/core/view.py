@@ -20,6 +20,8 @@ from spades.core.cards import CARD_CODES, FACES_PER_PACK, card_code, card_text, 
 from spades.core.game import Game, HandResult
 from spades.core.hand import Hand, HandContext, Phase, Trick
 from spades.core.rules import Rules
+from spades.core.scoring import SideStatus, side_status
+from spades.core.trick import TrickLead, trick_lead
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,10 @@ class HandView:
     bidless: bool
     legal: tuple[Action, ...]
     """The viewer's legal actions now (empty for spectators)."""
+    trick: TrickLead
+    """Who is winning the trick in progress, with which card (``NO_LEAD`` before its lead)."""
+    sides: tuple[SideStatus, ...]
+    """Each side's contract: its bid, the tricks toward it, and whether it is made or set (``side_status``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form with card texts (what a client receives). Cards of the six-handed game's
@@ -86,6 +92,8 @@ class HandView:
             "may_bid_blind": self.may_bid_blind,
             "bidless": self.bidless,
             "legal": legal_to_json(self.legal),
+            "trick_winner": self.trick.seat if self.current else None,
+            "sides": [side_to_json(side) for side in self.sides],
         }
 
 
@@ -141,7 +149,29 @@ def view_hand(hand: Hand, seat: int | None) -> HandView:
         blind_sides=hand.context.blind_sides,
         bidless=hand.context.bidless,
         legal=legal,
+        trick=trick_lead(hand.layout, hand.current),
+        sides=side_status(hand.rules, None if hand.context.bidless else hand.bids, hand.tricks_taken,
+                          hand.layout.hand_size - hand.trick_no, _spoken(hand)),
     )
+
+
+def _spoken(hand: Hand) -> list[bool]:
+    # Whose turn to bid has passed (a team-bidding partner who left the bid to the other has no bid).
+    n = hand.n
+    if hand.phase in (Phase.BID, Phase.MISDEALT):
+        spoken = [False] * n
+        for s in hand.bid_order[:hand.bid_pos]:
+            spoken[s] = True
+        return spoken
+    return [hand.phase not in (Phase.DRAW, Phase.DISCARD)] * n
+
+
+def side_to_json(side: SideStatus) -> dict[str, Any]:
+    """A side's contract status as clients receive it (``HandView.to_dict``'s ``sides``)."""
+    return {"seats": list(side.seats), "contract": side.contract, "tricks": side.tricks, "needed": side.needed,
+            "status": side.status,
+            "nils": [{"seat": x.seat, "bid": "blind nil" if x.blind else "nil", "tricks": x.tricks,
+                      "status": x.status} for x in side.nils]}
 
 
 def view(state: Game | Hand, seat: int | None) -> GameView | HandView:

@@ -33,6 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from spades.core.rules import Rules
+from spades.core.trick import trick_lead
 from spades.shuffle.models import MODEL_NAMES, make_model
 from spades.shuffle.stats import (
     Shape,
@@ -53,6 +55,8 @@ SPADE_SUIT = 3
 _SPADES_EXACT = [float(p) for p in hypergeometric(DECK, HAND, HAND)]
 _SHAPES_EXACT = {shape: float(p) for shape, p in shape_distribution(HAND, 4, 13).items()}
 _SHAPE_LIST = sorted(_SHAPES_EXACT, reverse=True)
+_LAYOUT = Rules().layout
+"""The standard game's deck: its card numbers are the face numbers used here, and the engine says who wins a trick."""
 _PAIRS = same_hand_pair_moments(SEATS, HAND, groups=13, group_size=SEATS)
 
 
@@ -74,8 +78,8 @@ def play_random_hand(rng: random.Random) -> PlayedHand:
     The leader leads any card of a suit other than spades until spades are broken (or only spades are
     left); the others follow suit with a random card of the suit led when they can, and otherwise
     trump with a spade half the time they hold one, else discard at random. The highest spade, else
-    the highest card of the suit led, wins and leads next. So most tricks are four cards of one suit,
-    with the occasional trump or discard, as at a real table.
+    the highest card of the suit led, wins and leads next (the engine's rule, ``spades.core.trick``). So
+    most tricks are four cards of one suit, with the occasional trump or discard, as at a real table.
     """
     deck = list(range(DECK))
     rng.shuffle(deck)
@@ -100,14 +104,10 @@ def play_random_hand(rng: random.Random) -> PlayedHand:
             card = rng.choice(options)
             hand.remove(card)
             trick.append(card)
-        if any(c // 13 == SPADE_SUIT for c in trick):
-            broken = True
-            best = max(c for c in trick if c // 13 == SPADE_SUIT)
-        else:
-            best = max(c for c in trick if c // 13 == trick[0] // 13)
+        broken = broken or any(c // 13 == SPADE_SUIT for c in trick)
         tricks.append(tuple(trick))
         leaders.append(leader)
-        leader = (leader + trick.index(best)) % SEATS
+        leader = trick_lead(_LAYOUT, [((leader + i) % SEATS, c) for i, c in enumerate(trick)]).seat
         winners.append(leader)
     return PlayedHand(tuple(tricks), tuple(leaders), tuple(winners))
 
