@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from spades.core import (
     Game,
+    Hand,
     IllegalActionError,
     Phase,
     Play,
@@ -227,3 +228,28 @@ def test_deal_order_takes_only_a_permutation() -> None:
     for bad in ([0, 0, *range(2, 52)], [-1, *range(1, 52)], [*range(51), 52], [*range(51), "x"], list(range(51))):
         with pytest.raises(IllegalActionError, match=r"a deal needs a permutation of 0\.\.51"):
             deal_order(rules, bad)
+
+
+@settings(max_examples=60, deadline=None)
+@given(preset=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 2**32), steps=st.integers(0, 90))
+def test_hand_from_view_is_the_position_of_the_view(preset: str, seed: int, steps: int) -> None:
+    # Every field of the rebuilt hand that the view determines equals the real hand's.
+    rules = load_rules(preset)
+    rng = random.Random(seed)
+    hand = Game(rules, shuffler=seeded_shuffler(seed)).hand
+    for _ in range(steps):
+        if hand.is_over:
+            return
+        hand.apply(choose(rng, hand.legal_actions(), misdeal_p=0))
+    if hand.phase not in (Phase.BID, Phase.EXCHANGE, Phase.PLAY) or not hand.can_see_own_cards(hand.to_act):
+        return
+    rebuilt = Hand.from_view(view_hand(hand, hand.to_act), list(hand.hands))
+    for name in ("phase", "to_act", "hands", "bids", "tricks_taken", "tricks", "current", "broken", "exchanges",
+                 "trick_no", "dealer", "bid_order"):
+        assert getattr(rebuilt, name) == getattr(hand, name) or (
+            name == "bid_order" and list(rebuilt.bid_order) == list(hand.bid_order)), name
+    if hand.phase is Phase.BID:
+        assert rebuilt.bid_pos == hand.bid_pos
+    if hand.current:  # (the trick state means nothing before a trick is led)
+        for name in ("leader", "led", "win_seat", "win_trump", "win_power"):
+            assert getattr(rebuilt, name) == getattr(hand, name), name

@@ -20,7 +20,7 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from spades.core.actions import (
     BLIND_NIL,
@@ -47,6 +47,9 @@ from spades.core.cards import (
 from spades.core.errors import IllegalActionError
 from spades.core.rules import Rules
 from spades.core.trick import beats
+
+if TYPE_CHECKING:
+    from spades.core.view import HandView
 
 _PACK0 = (1 << FACES_PER_PACK) - 1
 _RANKS_OF = tuple(tuple(r for r in range(13) if m >> r & 1) for m in range(1 << 13))
@@ -293,6 +296,62 @@ class Hand:
             self.to_act = first
         else:
             self._start_bidding()
+
+    @classmethod
+    def from_view(cls, v: HandView, hands: list[int]) -> Hand:
+        """A hand in the position ``v`` describes, with ``hands`` as every seat's current cards.
+
+        For search: a computer player guesses the hidden cards (consistent with its view) and plays the
+        position out. Works in the bidding, exchange and play phases. The result has no undo history. It
+        is dealt like any hand (so every field is set as ``__init__`` sets it), then put in the view's
+        position: the bids, the tricks, the exchanges still due (``_start_exchanges``, less those made),
+        the cards of the trick in progress played again.
+        """
+        if v.phase not in (_BID, _EXCHANGE, _PLAY):
+            raise ValueError(f"cannot search from the {v.phase.value} phase")
+        rules = v.rules
+        lay = rules.layout
+        n = lay.n
+        if len(hands) != n or any(h.bit_count() != size for h, size in zip(hands, v.hand_sizes, strict=True)):
+            raise ValueError("the guessed hands do not match the hand sizes in the view")
+        h = cls(rules, v.dealer, lay.deck, HandContext(blind_sides=v.blind_sides, bidless=v.bidless))
+        h.stock = ()
+        h.out = 0
+        h.hands = list(hands)
+        h.dealt = list(hands)
+        h.bids = list(v.bids)
+        h.tricks_taken = list(v.tricks_taken)
+        h.tricks = list(v.tricks)
+        h.broken = v.broken
+        h.passes = [(a, b, cs or ()) for a, b, cs in v.passes]
+        h.trick_no = len(v.tricks)
+        # Only the viewer's blind decision is known; everyone else is taken to have looked.
+        h.blind_ok = [False] * n
+        h.looked = [True] * n
+        if v.seat is not None:
+            h.blind_ok[v.seat] = v.may_bid_blind
+            h.looked[v.seat] = not v.may_bid_blind
+        if v.phase is _BID:
+            # Team bidding skips silent partners: the position in the bidding order is the seat to act's.
+            h.phase = _BID
+            h.bid_pos = next((i for i, s in enumerate(h.bid_order) if s == v.to_act), 0)
+        elif v.phase is _EXCHANGE:
+            h.bid_pos = n
+            h._start_exchanges()
+            h.exchanges = h.exchanges[len(v.passes):]
+        else:
+            h.bid_pos = n
+            h.phase = _PLAY
+        h.to_act = v.to_act if v.to_act is not None else 0
+        h.leader = v.current[0][0] if v.current else h.to_act
+        h.led, h.win_seat, h.win_trump, h.win_power = -1, -1, False, -1
+        if v.phase is _PLAY and v.current:
+            for s, c in v.current:
+                h.hands[s] |= 1 << c
+            h.to_act = v.current[0][0]
+            for _, c in v.current:
+                h.play_fast(c)
+        return h
 
     def clone(self) -> Hand:
         """An independent copy (the undo history is not copied).
@@ -1098,7 +1157,11 @@ class Hand:
         bad = [c for c in cards if not isinstance(c, int) or not 0 <= c < 2 * FACES_PER_PACK]
         if bad:  # before describing the action, which names each card
             raise IllegalActionError(f"seat {action.seat}: {bad[0]!r} is not a card")
-        if len(cards) != k or len(set(cards)) != k:
+        if len(cards) != k:
+            verb = "pass to your partner" if isinstance(action, Pass) else "discard"
+            raise IllegalActionError(f"seat {action.seat}: choose exactly {k} card{'s' if k != 1 else ''} to {verb}: "
+                                     f"you chose {len(cards)} (exactly {k} different cards are needed)")
+        if len(set(cards)) != k:
             raise IllegalActionError(f"{action.describe()}: exactly {k} different cards are needed")
         for c in cards:
             if not isinstance(c, int) or not hand >> c & 1:

@@ -18,8 +18,8 @@ from typing import Any
 from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
 from spades.core.cards import CARD_CODES, FACES_PER_PACK, card_code, card_text, cards_of
 from spades.core.game import Game, HandResult
-from spades.core.hand import Hand, HandContext, Phase, Trick
-from spades.core.rules import Rules
+from spades.core.hand import Hand, Phase, Trick
+from spades.core.rules import Layout, Rules
 from spades.core.scoring import SideStatus, side_status
 from spades.core.trick import TrickLead, trick_lead
 
@@ -117,7 +117,7 @@ def view_hand(hand: Hand, seat: int | None) -> HandView:
     own: tuple[int, ...] | None = None
     if seat is not None and hand.can_see_own_cards(seat):
         own = tuple(cards_of(hand.hands[seat]))
-    passes = tuple((a, b, cs if seat in (a, b) else None) for a, b, cs in hand.passes)
+    passes = tuple((a, b, cs if sees_exchange(a, b, seat) else None) for a, b, cs in hand.passes)
     over = hand.is_over
     top = None
     if hand.phase is Phase.DRAW and seat == hand.to_act:
@@ -139,7 +139,7 @@ def view_hand(hand: Hand, seat: int | None) -> HandView:
         current=tuple(hand.current),
         broken=hand.broken,
         passes=passes,
-        discard=hand.discard if seat == hand.dealer and hand.discard else None,
+        discard=hand.discard if seat == hand.dealer and hand.discard else None,  # (only the dealer discards)
         discard_count=len(hand.discard),
         draw_seen=tuple(hand.draw_seen[seat]) if seat is not None else (),
         top_card=top,
@@ -218,6 +218,36 @@ def action_to_dict(action: Action, marked: bool = False) -> dict[str, Any]:
     raise TypeError(f"not an action: {action!r}")
 
 
+def sees_exchange(giver: int, receiver: int, viewer: int | None) -> bool:
+    """Whether ``viewer`` may see the cards of an exchange: only the two partners who gave and received them."""
+    return viewer is not None and viewer in (giver, receiver)
+
+
+def sees_action(action: Action, viewer: int | None, layout: Layout) -> bool:
+    """Whether ``viewer`` (``None``: a spectator) may see an action in full: passed cards only the two
+    partners, a discard only the dealer who made it, a two-handed draw choice only the drawer; the rest
+    everyone."""
+    if isinstance(action, Pass):
+        partner = layout.partner[action.seat]
+        return sees_exchange(action.seat, action.seat if partner is None else partner, viewer)
+    if isinstance(action, Discard | Draw):
+        return viewer == action.seat
+    return True
+
+
+def action_seen(action: Action, viewer: int | None, layout: Layout) -> dict[str, Any]:
+    """An action as ``viewer`` may see it, in the clients' shape (``action_to_dict`` with the second-pack
+    mark): in full when ``sees_action``, else only how many cards were passed or discarded, or that a
+    draw was made."""
+    if sees_action(action, viewer, layout):
+        return action_to_dict(action, marked=True)
+    if isinstance(action, Pass):
+        return {"seat": action.seat, "pass": len(action.cards)}
+    if isinstance(action, Discard):
+        return {"seat": action.seat, "discard": len(action.cards)}
+    return {"seat": action.seat, "draw": True}
+
+
 @lru_cache(maxsize=16384)
 def trick_to_json(trick: Trick) -> dict[str, Any]:
     """A finished trick as JSON (``{"leader", "cards": [[seat, "AS"], ...], "winner"}``). Finished tricks
@@ -247,72 +277,5 @@ def _by_face(card: int) -> tuple[int, int]:
 
 
 def hand_from_view(v: HandView, hands: list[int]) -> Hand:
-    """A ``Hand`` in the position ``v`` describes, with ``hands`` as every seat's current cards.
-
-    For search: a computer player guesses the hidden cards (consistent with its view) and plays the
-    position out. Works in the bidding, exchange and play phases. The result has no undo history.
-    """
-    if v.phase not in (Phase.BID, Phase.EXCHANGE, Phase.PLAY):
-        raise ValueError(f"cannot search from the {v.phase.value} phase")
-    rules = v.rules
-    lay = rules.layout
-    if len(hands) != lay.n or any(h.bit_count() != size for h, size in zip(hands, v.hand_sizes, strict=True)):
-        raise ValueError("the guessed hands do not match the hand sizes in the view")
-    h = Hand.__new__(Hand)
-    h.rules = rules
-    h.layout = lay
-    h.dealer = v.dealer
-    h.context = HandContext(blind_sides=v.blind_sides, bidless=v.bidless)
-    h.phase = v.phase
-    h.to_act = v.to_act if v.to_act is not None else 0
-    h.hands = list(hands)
-    h.dealt = list(hands)
-    h.out = 0
-    h.stock = ()
-    h.stock_pos = 0
-    h.draw_seen = [[] for _ in range(lay.n)]
-    h.bids = list(v.bids)
-    h.tricks_taken = list(v.tricks_taken)
-    h.tricks = list(v.tricks)
-    h.current = []
-    h.broken = v.broken
-    h.passes = [(a, b, cs or ()) for a, b, cs in v.passes]
-    h.discard = ()
-    h.actions = []
-    h._undo = []
-    h.trick_no = len(v.tricks)
-    first = v.dealer if rules.first_bidder == "dealer" else (v.dealer + 1) % lay.n
-    h.bid_order = [(first + i) % lay.n for i in range(lay.n)]
-    h.bid_pos = sum(1 for b in v.bids if b is not None)
-    h.blind_ok = [False] * lay.n
-    h.looked = [True] * lay.n
-    if v.seat is not None:
-        h.blind_ok[v.seat] = v.may_bid_blind
-        h.looked[v.seat] = not v.may_bid_blind
-    h.exchanges = []
-    if v.phase is Phase.EXCHANGE:
-        # Rebuild the exchanges still to come from the bids, less those made.
-        h.exchanges = []
-        for s in h.bid_order:
-            b = v.bids[s]
-            partner = lay.partner[s]
-            if b is None or not b.is_nil or partner is None:
-                continue
-            k = rules.blind_pass if b.blind else rules.nil_pass
-            if k:
-                h.exchanges += [(s, partner, k), (partner, s, k)]
-        del h.exchanges[: len(v.passes)]
-    h.leader = v.current[0][0] if v.current else h.to_act
-    h.win_seat, h.win_trump, h.win_power, h.led = -1, False, -1, -1
-    if v.phase is Phase.BID:
-        # Team bidding skips silent partners: recompute the position in the bidding order.
-        h.bid_pos = next((i for i, s in enumerate(h.bid_order) if s == h.to_act), 0)
-    if v.phase is Phase.PLAY and v.current:
-        saved = h.hands
-        h.hands = [x for x in saved]
-        for s, c in v.current:
-            h.hands[s] |= 1 << c
-        h.to_act = v.current[0][0]
-        for _, c in v.current:
-            h.play_fast(c)
-    return h
+    """``Hand.from_view``: a ``Hand`` in the position ``v`` describes, with ``hands`` as every seat's cards."""
+    return Hand.from_view(v, hands)

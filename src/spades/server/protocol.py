@@ -17,10 +17,10 @@ import orjson
 from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
 from spades.core.cards import FACES_PER_PACK, card_code, card_name, code_card
 from spades.core.errors import CardError, IllegalActionError, SpadesError
-from spades.core.hand import Hand, Phase
+from spades.core.hand import Hand
 from spades.core.record import parse_bid
 from spades.core.rules import Layout
-from spades.core.view import action_to_dict
+from spades.core.view import action_seen
 from spades.storage.base import EventRow
 
 PROTOCOL_VERSION = 1
@@ -156,17 +156,10 @@ def parse_action(data: Any, seat: int, hand: Hand) -> Action:
 
 
 def _choice(kind: str, value: Any, seat: int, hand: Hand) -> Action:
-    """A pass or a discard: a list of card texts, checked here for what a person gets wrong (how many,
-    the same card twice) with a reason that says so; the engine then checks the cards are held."""
+    """A pass or a discard: a list of card texts, each turned into a held card here (a text chosen twice is
+    refused with a reason that says so); the engine then decides the rest (how many, held, whose turn)."""
     if not isinstance(value, list) or len(value) > 8 or not all(isinstance(v, str) for v in value):
         raise ProtocolError("malformed", f"\"{kind}\" must be a list of card texts such as [\"2C\", \"QH\"]")
-    phase = Phase.EXCHANGE if kind == "pass" else Phase.DISCARD
-    if hand.phase is phase and hand.to_act == seat and not hand.is_over:
-        need = hand.exchanges[0][2] if kind == "pass" else hand.rules.dealer_discard
-        verb = "pass to your partner" if kind == "pass" else "discard"
-        if len(value) != need:
-            raise ProtocolError("illegal", f"choose exactly {need} card{'s' if need != 1 else ''} to {verb}: "
-                                           f"you chose {len(value)}")
     picked: list[int] = []
     for v in value:
         card = _card(v, hand.hands[seat] & ~sum(1 << c for c in picked))
@@ -234,22 +227,8 @@ def decode_action(d: dict[str, Any]) -> Action:
 
 
 def project_action(action: Action, viewer: int | None, layout: Layout) -> dict[str, Any]:
-    """An action as ``viewer`` may see it: passed cards only for the two partners, a discard only for
-    the dealer, a two-handed draw choice only for the drawer."""
-    if isinstance(action, Pass):
-        partner = layout.partner[action.seat]
-        if viewer is not None and viewer in (action.seat, partner):
-            return action_to_dict(action, marked=True)
-        return {"seat": action.seat, "pass": len(action.cards)}
-    if isinstance(action, Discard):
-        if viewer == action.seat:
-            return action_to_dict(action, marked=True)
-        return {"seat": action.seat, "discard": len(action.cards)}
-    if isinstance(action, Draw):
-        if viewer == action.seat:
-            return action_to_dict(action, marked=True)
-        return {"seat": action.seat, "draw": True}
-    return action_to_dict(action, marked=True)
+    """An action as ``viewer`` may see it: the engine decides (``spades.core.view.action_seen``)."""
+    return action_seen(action, viewer, layout)
 
 
 def project_event(row: EventRow, viewer: int | None, layout: Layout) -> dict[str, Any]:
