@@ -21,7 +21,7 @@ from spades.core.game import Game
 from spades.core.record import game_from_record
 from spades.core.rules import OPTIONS, Rules
 from spades.scorekeeper import ScoreSheet
-from spades.variants import PRESETS, load_rules
+from spades.variants import PRESETS
 
 app = typer.Typer(help="Spades: every house rule, computer players, fair dealing.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -49,7 +49,7 @@ def replay(file: Path, rules: RulesOpt = None, sets: SetOpt = None, as_json: Jso
         _, spec = rules_from_cli(rules, sets, base=data.get("rules"))
         data = {**data, "rules": spec}
     try:
-        game = game_from_record(data, load_rules)
+        game = game_from_record(data)
     except RecordError as e:
         if e.hand is None:
             fail(e.reason)
@@ -219,7 +219,7 @@ def verify(file: Path, as_json: JsonOpt = False) -> None:
     if not isinstance(data, dict):
         fail(f"{file} is not a game record: a record is a JSON object")
     try:
-        checks = verify_record(data, load_rules)
+        checks = verify_record(data)
     except RecordError as e:
         fail(str(e))
     ok = bool(checks) and all(c.ok for c in checks)

@@ -2,15 +2,15 @@
 
 ``game_from_record`` rebuilds a ``Game`` from a record, checking the deal and every action in order;
 the first problem raises ``RecordError`` with its hand and action index (from 0). ``record_of``
-writes a game as a record. The rule set is resolved by a caller-supplied function, so presets live
-outside the core (``spades.variants.read_record`` wires them in).
+writes a game as a record. A record's rules are a preset name or a preset with overrides
+(``spades.core.presets.load_rules``). ``read_record`` takes the JSON text or the parsed object.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
@@ -18,14 +18,12 @@ from spades.core.cards import FACES_PER_PACK, card_text, held_copy, parse_face
 from spades.core.errors import CardError, IllegalActionError, RecordError, SpadesError
 from spades.core.game import Game
 from spades.core.hand import Hand, Phase
+from spades.core.presets import load_rules
 from spades.core.rules import Rules
 from spades.core.view import action_to_dict
 
 FORMAT = "spades-record/1"
 ACTION_KEYS = ("bid", "pass", "discard", "misdeal", "draw", "play")
-
-RulesLoader = Callable[[Any], Rules]
-
 
 def parse_record_text(text: str) -> dict[str, Any]:
     """Parse a record's JSON text, or raise ``RecordError`` saying where it is malformed."""
@@ -38,7 +36,13 @@ def parse_record_text(text: str) -> dict[str, Any]:
     return data
 
 
-def game_from_record(data: dict[str, Any], load_rules: RulesLoader) -> Game:
+def read_record(source: str | Mapping[str, Any]) -> Game:
+    """Replay a ``spades-record/1`` (JSON text or parsed) into a game, checking everything."""
+    data = parse_record_text(source) if isinstance(source, str) else dict(source)
+    return game_from_record(data)
+
+
+def game_from_record(data: dict[str, Any]) -> Game:
     """Replay a record into a ``Game``, checking everything; raises ``RecordError`` at the first problem."""
     if data.get("format") != FORMAT:
         raise RecordError(f"the format must be {FORMAT!r}, not {data.get('format')!r}")

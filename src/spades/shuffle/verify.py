@@ -11,13 +11,14 @@ as the engine deals.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from spades.core.cards import FACES_PER_PACK, card_text
 from spades.core.errors import RecordError, SpadesError
 from spades.core.hand import Hand, deal_order
+from spades.core.presets import load_rules
 from spades.core.rules import Rules
 from spades.shuffle.fair import verify_deal
 
@@ -91,7 +92,7 @@ def _checked(rules: Rules, index: int, hd: dict[str, Any], commit: Any, seed: An
     return HandCheck(index, True, "the deal matches the seeds", commit)
 
 
-def verify_record(data: dict[str, Any], load_rules: Callable[[Any], Rules]) -> list[HandCheck]:
+def verify_record(data: dict[str, Any]) -> list[HandCheck]:
     """Check every hand of a record; raises ``RecordError`` when the record itself is unreadable."""
     try:
         rules = load_rules(data.get("rules", "standard"))
