@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from spades.core.cards import SPADES, cards_of
-from spades.core.hand import Phase
 from spades.core.rules import Layout, Rules
 from spades.core.view import HandView
 
@@ -316,8 +315,3 @@ def bid_strength(rules: Rules, cards: int) -> float:
 def layout_of(v: HandView) -> Layout:
     """The view's layout (a shorthand)."""
     return v.rules.layout
-
-
-def is_play(v: HandView) -> bool:
-    """True in the play phase."""
-    return v.phase is Phase.PLAY

@@ -175,11 +175,6 @@ class Game:
 
     # ------------------------------------------------------------------ reading
 
-    @property
-    def hand_number(self) -> int:
-        """How many hands have been dealt (misdeals included)."""
-        return len(self.hands)
-
     def side_of(self, seat: int) -> int:
         """The side index of a seat."""
         return self.rules.layout.side_of[seat]

@@ -623,7 +623,7 @@ class Hand:
             self._undo.append((_UNDO_BID, self.phase, self.to_act, pos, seat, bids[seat], self.exchanges,
                                self.leader))
             self.actions.append(action)
-            # ``_do_bid`` and ``_next_bidder`` inlined.
+            # ``_next_bidder`` inlined.
             bids[seat] = action.value
             self.bid_pos = pos = pos + 1
             if pos < self.layout.n:
@@ -1025,10 +1025,6 @@ class Hand:
         self.phase = _BID
         self.bid_pos = 0
         self.to_act = self.bid_order[0]
-
-    def _do_bid(self, seat: int, value: BidValue) -> None:
-        self.bids[seat] = value
-        self._next_bidder()
 
     def _next_bidder(self) -> None:
         # Every seat speaks once, in order (with team bidding a partner may answer a total with Accept).

@@ -9,7 +9,6 @@ waits on either while holding up other tables.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import time
@@ -831,9 +830,3 @@ class Hub:
     async def game_record(self, table_id: str) -> dict[str, Any] | None:
         """A finished game's record."""
         return await self.db(self.storage.game_record, table_id)
-
-
-async def close_quietly(coro: Any) -> None:
-    """Await, ignoring errors (closing sockets that are already gone)."""
-    with contextlib.suppress(Exception):
-        await coro

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import FACES_PER_PACK, card_code, card_name, code_card
+from spades.core.cards import FACES_PER_PACK, card_name, code_card
 from spades.core.errors import CardError, IllegalActionError, SpadesError
 from spades.core.hand import Hand
 from spades.core.record import parse_bid
@@ -259,11 +259,4 @@ def project_event(row: EventRow, viewer: int | None, layout: Layout) -> dict[str
         out.update(name=d["name"], player=d["player"], text=d["text"])
     elif row.kind == "over":
         out.update(winner=d["winner"], totals=d["totals"])
-    elif row.kind == "created":
-        out.update(rules=d["rules"])
     return out
-
-
-def card_texts(cards: Any) -> list[str]:
-    """Card numbers as texts, second-pack cards marked (``AS*``)."""
-    return [card_code(c) for c in cards]
