@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "ai": {"core", "variants", "ai", "cliutil"},  # cliutil: ai/cli.py's commands share the CLI helpers
     "storage": {"core", "storage"},
     "web": {"core", "variants", "scorekeeper", "shuffle", "web"} | AI_PUBLIC,
-    "server": {"core", "variants", "scorekeeper", "shuffle", "storage", "web", "server"} | AI_PUBLIC,
+    "server": {"core", "variants", "scorekeeper", "shuffle", "storage", "web", "server", "cliutil"} | AI_PUBLIC,
     "bench": {"core", "variants"},
     "cliutil": {"core", "variants"},
     "terminal": {"core", "variants"} | AI_PUBLIC,

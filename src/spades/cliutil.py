@@ -1,17 +1,45 @@
 """Helpers shared by the ``spades`` command's modules: one-line errors with exit status 2, reading a
-JSON file, and the rule set of ``--rules`` / ``--set``."""
+JSON file, the rule set of ``--rules`` / ``--set``, and saying which extra a command needs."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 
 from spades.core.errors import SpadesError
+from spades.core.presets import load_rules, parse_overrides, rules_spec
 from spades.core.rules import Rules
-from spades.variants import load_rules, parse_overrides, rules_spec
+
+SERVER_MODULES = ("fastapi", "uvicorn", "sqlalchemy", "alembic", "argon2", "openskill", "platformdirs", "orjson",
+                  "limits")
+"""What ``spades[server]`` installs (by import name) and ``spades serve`` needs."""
+LAB_MODULES = ("matplotlib",)
+"""What ``spades[lab]`` installs: the shuffle lab's plots."""
+
+
+def missing_modules(modules: Sequence[str]) -> list[str]:
+    """The modules of ``modules`` that cannot be imported here."""
+    out = []
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            out.append(name)
+    return out
+
+
+def need_extra(extra: str, what: str, modules: Sequence[str]) -> None:
+    """Fail with one line saying which extra to install when ``what`` (a command) needs missing modules."""
+    missing = missing_modules(modules)
+    if missing:
+        fail(f"{what} needs the {extra} extra ({', '.join(missing)} not installed): pip install 'spades[{extra}]'")
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

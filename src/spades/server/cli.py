@@ -128,6 +128,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                  "docs/security.md lists them)")] = None,
     ) -> None:
         """Run the web server: HTTP + WebSocket play, lobby, accounts (Ctrl-C stops it)."""
+        from spades.cliutil import SERVER_MODULES, need_extra
+
+        need_extra("server", "spades serve", SERVER_MODULES)
         import uvicorn
 
         from spades.server.config import ServerConfig
@@ -178,6 +181,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             help="redis://...: run the steps as a site of several processes (a fresh key prefix per step)")] = None,
     ) -> None:
         """Start servers and drive them with simulated players over real WebSockets."""
+        from spades.cliutil import SERVER_MODULES, need_extra
+
+        need_extra("server", "spades bench server", SERVER_MODULES)
         from rich.console import Console
         from rich.table import Table
 

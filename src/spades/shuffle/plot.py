@@ -27,7 +27,7 @@ def _pyplot(path: Path) -> Any:
     try:
         import matplotlib
     except ImportError as e:  # pragma: no cover - depends on the installation
-        raise PlotError("plotting needs matplotlib: pip install matplotlib==3.11.2") from e
+        raise PlotError("plotting needs the lab extra (matplotlib not installed): pip install 'spades[lab]'") from e
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
