@@ -1,7 +1,7 @@
 """The score situation of a hand from one seat's view: contracts, tricks still needed, live nils.
 
 Shared by the knowledge-based players, the search's rollouts and the hints, so they all read the
-table the same way. A nil bidder's tricks never count toward the partner's contract (seed 000)
+table the same way. A nil bidder's tricks never count toward the partner's contract (docs/rules.md)
 unless ``failed_nil_tricks`` is ``count_for_partner``; with team bidding a silent partner's tricks
 count toward the side's total.
 """

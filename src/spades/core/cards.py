@@ -55,7 +55,7 @@ def natural_rank(card: int) -> int:
 
 
 def card_text(card: int) -> str:
-    """The card's text as in ``rules.md``: ``AS``, ``TD``, ``2C``, ``BJ``, ``LJ``."""
+    """The card's text as in ``docs/rules.md``: ``AS``, ``TD``, ``2C``, ``BJ``, ``LJ``."""
     f = card % FACES_PER_PACK
     if f == BIG_JOKER:
         return "BJ"

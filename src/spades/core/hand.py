@@ -522,7 +522,7 @@ class Hand:
         last_of_side = partner is None or partner_first
         p_tricks = p_bid.tricks if p_bid is not None else 0
         if r.team_bidding and partner_first and p_bid is not None and not p_bid.is_nil:
-            # rules.md: the partner gave the side's total; "either may still bid nil" (or ``Accept``).
+            # docs/rules.md: the partner gave the side's total; "either may still bid nil" (or ``Accept``).
             if blind_now:
                 return [BLIND_NIL] if r.blind_nil else []
             return [NIL]

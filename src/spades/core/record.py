@@ -1,4 +1,4 @@
-"""The game record, ``spades-record/1`` (``shared/spec/record.md``): read with every check, write.
+"""The game record, ``spades-record/1`` (``docs/record.md``): read with every check, write.
 
 ``game_from_record`` rebuilds a ``Game`` from a record, checking the deal and every action in order;
 the first problem raises ``RecordError`` with its hand and action index (from 0). ``record_of``

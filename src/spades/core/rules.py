@@ -1,4 +1,4 @@
-"""The rule set: every house rule of ``rules.md`` as one frozen value, and what it implies.
+"""The rule set: every house rule of ``docs/rules.md`` as one frozen value, and what it implies.
 
 ``Rules`` holds the options exactly as players name them (``nil_points``, ``bags``, ...). Building
 one checks that the combination can be played and raises ``RulesError`` naming the options in
@@ -126,14 +126,14 @@ OPTIONS: dict[str, Option] = {
                "your spade count", choices=("none", "suicide", "mirror", "whiz")),
     )
 }
-"""Every house rule by its public name, in the order of ``rules.md``."""
+"""Every house rule by its public name, in the order of ``docs/rules.md``."""
 
 
 @dataclass(frozen=True)
 class Rules:
     """A complete rule set. The defaults are the standard four-player partnership game.
 
-    Construct with keyword arguments named as in ``rules.md``; an impossible combination raises
+    Construct with keyword arguments named as in ``docs/rules.md``; an impossible combination raises
     ``RulesError``. ``Rules.from_options`` takes a JSON-like mapping and checks every value's type.
     """
 

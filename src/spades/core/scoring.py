@@ -57,13 +57,16 @@ def side_contract(bids: Sequence[BidValue | None], seats: Sequence[int]) -> int:
 def side_toward(rules: Rules, bids: Sequence[BidValue | None], tricks: Sequence[int], seats: Sequence[int]) -> int:
     """Tricks that count toward a side's contract: those of its number bidders, of a partner who gave no bid
     (team bidding: the partner plays for the side's total), and of its nil bidders only when
-    ``failed_nil_tricks`` is ``count_for_partner`` (seed 000: otherwise a nil bidder's tricks never
+    ``failed_nil_tricks`` is ``count_for_partner`` (docs/rules.md: otherwise a nil bidder's tricks never
     count toward the contract, and are bags when it is made)."""
-    partner_counts = rules.failed_nil_tricks == "count_for_partner"
     total = 0
+    if rules.failed_nil_tricks == "count_for_partner":
+        for s in seats:
+            total += tricks[s]
+        return total
     for s in seats:
         b = bids[s]
-        if b is None or b.tricks or partner_counts:
+        if b is None or b.tricks:
             total += tricks[s]
     return total
 
@@ -246,7 +249,7 @@ def _score_side(rules: Rules, seats: Sequence[int], bids: Sequence[BidValue | No
                     lines.append(_line(f"set: {short} short of {contract}{blind}", -loss))
     else:
         made = True if has_nil else None  # an all-nil side's contract of 0 counts as made
-    # seed 000: a nil bidder's tricks never count toward the contract, but are bags when it is made.
+    # docs/rules.md: a nil bidder's tricks never count toward the contract, but are bags when it is made.
     if made and nil_tricks:
         over += nil_tricks
     bags_after = bags

@@ -11,7 +11,7 @@ models are exact descriptions of a random process, not of any particular hands o
     the two packets is then equally likely.
 
 ``machine_pass``
-    One pass of a two-pile card shuffler such as the one in seed 000: the machine takes the cards one
+    One pass of a two-pile card shuffler such as card clubs use: the machine takes the cards one
     at a time and sends each to pile A with probability ``bias`` (else to pile B), then one pile is
     stacked on the other. Two conventions, both parameters:
 

@@ -1,7 +1,7 @@
 """The shuffle lab's simulation: how many passes does tonight's deck need?
 
 A finished hand of spades goes back into the pack as thirteen tricks of four cards, mostly one suit
-each (seed 000), so the pack is far from random before the first pass. ``simulate`` repeats, for each
+each, so the pack is far from random before the first pass. ``simulate`` repeats, for each
 trial: play a plausible hand (``play_random_hand``), gather the tricks into a pack (``gather``), run
 ``k`` passes of a shuffle model, deal 13 cards to each of four seats one at a time, and measure what
 a player would notice, for every ``k`` in the range asked for:
