@@ -57,7 +57,7 @@ def test_every_level_plays_whole_games(preset: str) -> None:
 
 
 def test_levels_are_named_weakest_first() -> None:
-    assert list(PLAYER_LEVELS) == ["random", "easy", "normal", "expert"]
+    assert list(PLAYER_LEVELS) == ["easy", "normal", "expert"]
     assert all(level in LEVELS for level in PLAYER_LEVELS)
     with pytest.raises(SpadesError, match="unknown level"):
         make_bot("grandmaster")

@@ -28,6 +28,13 @@ def new_game(page: Any, server: LiveServer, name: str = "Kitchen table", preset:
     page.wait_for_selector("#bid-0")
 
 
+def open_all_rules(page: Any) -> None:
+    """Open "More house rules" and each of its groups."""
+    page.click("#opt-more > summary")
+    for group in page.locator("#opt-more details.rule-group > summary").all():
+        group.click()
+
+
 def enter_hand(page: Any, bids: list[Any], tricks: list[int]) -> None:
     for seat, (bid, took) in enumerate(zip(bids, tricks, strict=True)):
         page.select_option(f"#bid-{seat}", str(bid))
@@ -168,7 +175,7 @@ def test_several_games_export_and_import(page: Any, live_server: LiveServer, tmp
 def test_house_rules_change_the_score(page: Any, live_server: LiveServer) -> None:
     page.goto(f"{live_server.url}/score.html#new")
     page.wait_for_selector("#opt-nil_points", state="attached")
-    page.click("#house-rules summary")
+    open_all_rules(page)
     page.fill("#opt-nil_points", "50")
     page.dispatch_event("#opt-nil_points", "change")
     page.wait_for_function("document.getElementById('override-count').textContent.includes('1 changed')")
@@ -197,7 +204,7 @@ def test_a_slow_rules_check_keeps_what_is_being_typed(page: Any, live_server: Li
     """)
     page.goto(f"{live_server.url}/score.html#new")
     page.wait_for_selector("#opt-nil_points", state="attached")
-    page.click("#house-rules summary")
+    open_all_rules(page)
     page.fill("#opt-nil_points", "50")
     page.dispatch_event("#opt-nil_points", "change")
     page.fill("#opt-target", "7")
@@ -223,7 +230,7 @@ def test_enter_confirms_a_rule_and_shows_it_as_checked(page: Any, live_server: L
     # Enter in a house-rule field checks that rule and does not start the game (more rules may follow).
     page.goto(f"{live_server.url}/score.html#new")
     page.wait_for_selector("#opt-removed_cards", state="attached")
-    page.click("#house-rules summary")
+    open_all_rules(page)
     page.press("#opt-nil_points", "Enter")  # nothing typed: nothing changes
     page.fill("#opt-removed_cards", "2c 10h")
     page.press("#opt-removed_cards", "Enter")  # confirms this rule; the field keeps the focus

@@ -84,8 +84,9 @@ LEVELS: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot}
 
 ``spades.ai`` registers the other levels when the package is imported."""
 
-PLAYER_LEVELS = ("random", "easy", "normal", "expert")
-"""The levels offered to players (``ismcts`` is a research baseline for the arena)."""
+PLAYER_LEVELS = ("easy", "normal", "expert")
+"""The levels offered to players on the pages. ``random`` (for tests) and ``ismcts`` (a research baseline for
+the arena) are not offered, but the server and the command line still take them by name."""
 
 
 def make_bot(level: str, seed: int | None = None) -> Bot:

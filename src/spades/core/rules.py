@@ -43,87 +43,172 @@ class Option:
     low: int | None = None
     high: int | None = None
     nullable: bool = False
+    label: str = ""
+    """A plain name for the option, for setup forms (``Nil is worth``)."""
+    group: str = "table"
+    """Where a setup form lists it: one of ``GROUPS``."""
+    words: tuple[str, ...] = ()
+    """Each of ``choices`` in plain words, in the same order (``once broken``, ``any time``)."""
+    none_word: str = ""
+    """A null or empty value in plain words (``no limit``), for nullable options and card lists."""
+
+    def value_words(self, value: Any) -> str:
+        """A value of this option in plain words, for people rather than the command line."""
+        if value is None or value == () or value == []:
+            return self.none_word or "none"
+        for choice, word in zip(self.choices, self.words, strict=False):
+            if value == choice and type(value) is type(choice):
+                return word
+        if isinstance(value, list | tuple):
+            return ", ".join(str(v) for v in value)
+        return str(value)
+
+
+GROUPS: dict[str, str] = {
+    "bidding": "Bidding",
+    "nil": "Nil and blind nil",
+    "play": "Play of the cards",
+    "scoring": "Scoring and game end",
+    "table": "Table and deck",
+}
+"""The groups of house rules on setup forms, in the order they are shown, with their headings."""
 
 
 OPTIONS: dict[str, Option] = {
     o.name: o
     for o in (
         Option("players", "4, 2, 3, 6", "table size; 2 is the draw game, 6 plays with two decks",
-               choices=(4, 2, 3, 6)),
+               choices=(4, 2, 3, 6),
+               label="Players at the table", group="table",
+               words=("4 players", "2 players", "3 players", "6 players")),
         Option("partnerships", "true for 4 and 6 players, else false",
-               "partners facing each other ({0,2},{1,3}; six: {0,3},{1,4},{2,5}); false with 4 is cutthroat",
-               choices=(True, False)),
+               "partners sit facing each other (seats 1 and 3, 2 and 4; six: 1-4, 2-5, 3-6); off with 4 is cutthroat",
+               choices=(True, False),
+               label="Partners", group="table",
+               words=("partners facing each other", "every player for themself")),
         Option("deck", "standard, jokers", "52 cards, or 54 with the big (BJ) and little (LJ) joker",
-               choices=("standard", "jokers")),
+               choices=("standard", "jokers"),
+               label="Deck", group="table",
+               words=("52 cards", "54 cards, with two jokers")),
         Option("removed_cards", "list of cards, e.g. [\"2C\", \"2H\"]",
-               "cards taken out before the deal (every copy, with two decks)"),
+               "cards taken out before the deal (every copy, with two decks)",
+               label="Cards taken out", group="table", none_word="none"),
         Option("top_trumps", "list of cards, highest first, e.g. [\"BJ\", \"LJ\", \"2S\"]",
-               "cards above the ace of spades; they count as spades for following, breaking and leading"),
+               "cards above the ace of spades; they count as spades for following, breaking and leading",
+               label="Trumps above the ace of spades", group="play", none_word="none"),
         Option("dealer_discard", "0, 2",
                "the dealer takes the cards left over after an even deal and discards this many face down "
-               "before bidding (the 54-card four-player game)", choices=(0, 2)),
+               "before bidding (the 54-card four-player game)", choices=(0, 2),
+               label="Dealer discards", group="table",
+               words=("nothing", "2 cards")),
         Option("first_bidder", "left_of_dealer, dealer", "who bids first",
-               choices=("left_of_dealer", "dealer")),
+               choices=("left_of_dealer", "dealer"),
+               label="Who bids first", group="bidding",
+               words=("the player left of the dealer", "the dealer")),
         Option("team_bidding", "false, true",
                "partners talk it over and the first of them to speak gives one side total (either may "
-               "still bid nil)", choices=(False, True)),
+               "still bid nil)", choices=(False, True),
+               label="Partners bid together", group="bidding",
+               words=("no, each player bids", "yes, one bid a side")),
         Option("nil_points", "100, 50 (any multiple of 10 from 10 to 500)",
-               "won for a nil that takes no trick, lost otherwise", low=10, high=500),
-        Option("blind_nil", "true, false", "blind nil allowed", choices=(True, False)),
-        Option("blind_nil_points", "200, 100 (10 to 1000)", "won or lost on a blind nil", low=10, high=1000),
+               "won for a nil that takes no trick, lost otherwise", low=10, high=500,
+               label="Nil is worth", group="nil"),
+        Option("blind_nil", "true, false", "blind nil allowed", choices=(True, False),
+               label="Blind nil", group="nil",
+               words=("allowed", "not allowed")),
+        Option("blind_nil_points", "200, 100 (10 to 1000)", "won or lost on a blind nil", low=10, high=1000,
+               label="Blind nil is worth", group="nil"),
         Option("blind_behind", "100, 0 (0 to 1000)",
                "how far a side must trail the leader to bid blind (nil or blind bids); 0 = any time",
-               low=0, high=1000),
-        Option("blind_pass", "2 (1 to 4)", "cards exchanged with partner after a blind nil", low=1, high=4),
+               low=0, high=1000,
+               label="Blind only when behind by", group="bidding"),
+        Option("blind_pass", "2 (1 to 4)", "cards exchanged with partner after a blind nil", low=1, high=4,
+               label="Cards exchanged after a blind nil", group="nil"),
         Option("nil_pass", "0, 1, 2, 3, 4",
-               "cards exchanged between a nil bidder and partner (nil bidder first)", choices=(0, 1, 2, 3, 4)),
+               "cards exchanged between a nil bidder and partner (nil bidder first)", choices=(0, 1, 2, 3, 4),
+               label="Nil card exchange", group="nil",
+               words=("none", "1 card", "2 cards", "3 cards", "4 cards")),
         Option("blind_bids", "false, true",
-               "blind bids of blind_bid_min or more, before seeing the cards, score and lose double",
-               choices=(False, True)),
-        Option("blind_bid_min", "6 (1 to 13)", "the lowest blind bid above nil", low=1, high=13),
+               "bids of the lowest blind bid or more, made before seeing the cards, score and lose double",
+               choices=(False, True),
+               label="Blind bids for double", group="bidding",
+               words=("no", "yes")),
+        Option("blind_bid_min", "6 (1 to 13)", "the lowest blind bid above nil", low=1, high=13,
+               label="Lowest blind bid", group="bidding"),
         Option("min_side_bid", "0, 4 (0 to 13)",
-               "a side's contract must reach this: the side's last bidder is held to it", low=0, high=13),
+               "a side's contract must reach this: the side's last bidder is held to it", low=0, high=13,
+               label="Least a side may bid", group="bidding"),
         Option("max_side_bid", "null, 10 (1 to 13)", "a side's contract may not exceed this",
-               low=1, high=13, nullable=True),
+               low=1, high=13, nullable=True,
+               label="Most a side may bid", group="bidding", none_word="no limit"),
         Option("first_hand_bids", "true, false",
-               "false: the first hand is played without bids, 10 per trick taken, no bags",
-               choices=(True, False)),
+               "when off, the first hand is played without bids: 10 per trick taken, no bags",
+               choices=(True, False),
+               label="Bids in the first hand", group="bidding",
+               words=("yes", "no, 10 a trick")),
         Option("misdeal", "false, true",
                "a player holding no spades, one spade, no jack, queen or king, or 7+ cards of one suit may "
-               "call for a redeal before their partner has bid", choices=(False, True)),
+               "call for a redeal before their partner has bid", choices=(False, True),
+               label="Redeal a hopeless hand", group="table",
+               words=("no", "yes")),
         Option("first_lead", "left_of_dealer, dealer, lowest_club",
                "who leads the first trick; lowest_club: the holder of the lowest club leads it",
-               choices=("left_of_dealer", "dealer", "lowest_club")),
-        Option("first_lead_spade", "false, true", "may the opening lead be a spade", choices=(False, True)),
+               choices=("left_of_dealer", "dealer", "lowest_club"),
+               label="Who leads first", group="play",
+               words=("the player left of the dealer", "the dealer", "whoever holds the lowest club")),
+        Option("first_lead_spade", "false, true", "may the opening lead be a spade", choices=(False, True),
+               label="A spade may open the hand", group="play",
+               words=("no", "yes")),
         Option("spades_lead", "when_broken, any_time", "when spades may be led",
-               choices=("when_broken", "any_time")),
+               choices=("when_broken", "any_time"),
+               label="Spades may be led", group="play",
+               words=("once broken", "any time")),
         Option("must_beat", "false, true",
-               "when you can play a card that beats the best card so far, you must", choices=(False, True)),
+               "when you can play a card that beats the best card so far, you must", choices=(False, True),
+               label="Must beat the best card", group="play",
+               words=("no", "yes")),
         Option("set_penalty", "bid, short", "a set side loses 10 x its contract, or 10 x the tricks short",
-               choices=("bid", "short")),
+               choices=("bid", "short"),
+               label="A set contract loses", group="scoring",
+               words=("10 for each trick bid", "10 for each trick short")),
         Option("bags", "penalty, none, minus_one, count_only, minus_ten",
                "over-tricks: +1 each and counted to the limit; +1 and not counted; -1 each; 0 points but "
-               "counted; -10 each", choices=("penalty", "none", "minus_one", "count_only", "minus_ten")),
-        Option("bag_limit", "10 (1 to 100)", "bags that cost bag_penalty", low=1, high=100),
-        Option("bag_penalty", "100 (0 to 1000)", "points lost each time the bag count reaches bag_limit",
-               low=0, high=1000),
+               "counted; -10 each", choices=("penalty", "none", "minus_one", "count_only", "minus_ten"),
+               label="Over-tricks (bags)", group="scoring",
+               words=("1 point each, penalty at the limit", "1 point each, not counted", "minus 1 each", "counted, no points", "minus 10 each")),
+        Option("bag_limit", "10 (1 to 100)", "bags that cost the bag penalty", low=1, high=100,
+               label="Bags before the penalty", group="scoring"),
+        Option("bag_penalty", "100 (0 to 1000)", "points lost each time the bag count reaches the limit",
+               low=0, high=1000,
+               label="Bag penalty", group="scoring"),
         Option("failed_nil_tricks", "bags_if_made, count_for_partner",
                "a nil bidder's tricks are bags only if the partner's contract is made, or they count "
-               "toward the partner's contract", choices=("bags_if_made", "count_for_partner")),
+               "toward the partner's contract", choices=("bags_if_made", "count_for_partner"),
+               label="A nil bidder's tricks", group="nil",
+               words=("bags if the partner makes the bid", "count toward the partner's bid")),
         Option("ten_for_two_hundred", "false, true",
                "a contract of exactly 10: +200 for exactly 10 tricks, -200 for any other number",
-               choices=(False, True)),
+               choices=(False, True),
+               label="Ten for two hundred", group="scoring",
+               words=("no", "yes")),
         Option("boston", "false, true",
-               "a contract of every trick: +200 / -200; bid blind, +400 / -400", choices=(False, True)),
-        Option("target", "500, 300, 400, 1000 (50 to 10000)", "points to win", low=50, high=10000),
+               "a contract of every trick: +200 / -200; bid blind, +400 / -400", choices=(False, True),
+               label="Boston (every trick)", group="scoring",
+               words=("no", "yes")),
+        Option("target", "500, 300, 400, 1000 (50 to 10000)", "points to win", low=50, high=10000,
+               label="Points to win", group="scoring"),
         Option("lose_at", "null, -200 (-10000 to -10)", "a side at or below this loses",
-               low=-10000, high=-10, nullable=True),
+               low=-10000, high=-10, nullable=True,
+               label="A side loses at", group="scoring", none_word="never"),
         Option("time_limit_minutes", "null, or minutes (1 to 1440)",
                "timed game: it ends after the hand in which the time runs out", low=1, high=1440,
-               nullable=True),
+               nullable=True,
+               label="Timed game (minutes)", group="scoring", none_word="not timed"),
         Option("forced_bids", "none, suicide, mirror, whiz",
                "suicide: one partner of each side bids nil; mirror: bid your spade count; whiz: nil or "
-               "your spade count", choices=("none", "suicide", "mirror", "whiz")),
+               "your spade count", choices=("none", "suicide", "mirror", "whiz"),
+               label="Forced bids", group="bidding",
+               words=("none", "suicide: one partner of each side bids nil", "mirror: bid your spades", "whiz: nil or your spades")),
     )
 }
 """Every house rule by its public name, in the order of ``docs/rules.md``."""

@@ -17,6 +17,7 @@ from fastapi import FastAPI, Request, Response, WebSocket
 from fastapi.responses import JSONResponse
 from starlette.websockets import WebSocketDisconnect
 
+from spades.ai.base import PLAYER_LEVELS
 from spades.core.errors import SpadesError
 from spades.server.accounts import (
     USERNAME_RE,
@@ -231,7 +232,9 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
 
     @app.get("/api/levels")
     async def levels() -> dict[str, Any]:
-        return {"levels": list(hub().levels), "default": hub().default_level()}
+        # The levels offered to players; others the hub knows (random, ismcts) are still taken by name.
+        offered = [lv for lv in PLAYER_LEVELS if lv in hub().levels] or list(hub().levels)
+        return {"levels": offered, "default": hub().default_level()}
 
     @app.get("/api/presets")
     async def presets() -> dict[str, Any]:

@@ -23,7 +23,7 @@ from starlette.types import Receive, Scope, Send
 from spades.core.cards import card_text, cards_of, face
 from spades.core.errors import SpadesError
 from spades.core.record import parse_bid
-from spades.core.rules import OPTIONS, Rules
+from spades.core.rules import GROUPS, OPTIONS, Rules
 from spades.core.scoring import blind_eligible_sides, score_hand
 from spades.scorekeeper import ScoreSheet, ScoreSheetError
 from spades.shuffle.fair import FairDealError, check_server_seed
@@ -158,12 +158,22 @@ def _option_dict(name: str, default: Any) -> dict[str, Any]:
         "high": opt.high,
         "nullable": opt.nullable,
         "default": list(default) if isinstance(default, tuple) else default,
+        "label": opt.label,
+        "group": opt.group,
+        "words": list(opt.words),
+        "none_word": opt.none_word,
     }
+
+
+FIRST_OPTIONS = ("nil_points", "blind_nil", "blind_nil_points", "nil_pass", "bag_penalty", "spades_lead")
+"""The house rules people ask for first: a setup form shows them as plain controls, the others under
+"More house rules" by group."""
 
 
 @router.get("/rules")
 def rules_catalogue() -> dict[str, Any]:
-    """Every preset (its overrides, description and table layout) and every option with its values."""
+    """Every preset (its overrides, description and table layout) and every option with its values, plain
+    label, group and values in words; the groups in order, and the options a setup form shows first."""
     base = Rules()
     defaults = base.to_options()
     presets = []
@@ -179,6 +189,8 @@ def rules_catalogue() -> dict[str, Any]:
         "presets": presets,
         "options": [_option_dict(name, defaults[name]) for name in OPTIONS],
         "defaults": defaults,
+        "groups": [{"name": k, "title": v} for k, v in GROUPS.items()],
+        "first": list(FIRST_OPTIONS),
     }
 
 

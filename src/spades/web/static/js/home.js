@@ -108,48 +108,53 @@ async function startOnline(me) {
   $("online").hidden = false;
   const [levels, catalogue] = await Promise.all([api("/api/levels"), rulesCatalogue().then((c) => c.data)]);
   fillLevels($("play-level"), levels);
-  fillLevels($("create-level"), levels);
-  replaceChildren($("play-preset"), catalogue.presets.map((p) => el("option", { value: p.name }, p.name)));
+
+  // One setup form for both ways to play: the computer at once, or a table for friends.
+  const form = new RulesForm({
+    catalogue, select: $("play-preset"), grid: $("play-grid"), status: $("play-status"),
+    countNode: null, idPrefix: "setup-",
+    onChecked: (result) => {
+      const info = form.presetInfo();
+      $("play-description").textContent = info ? info.description : "";
+      $("create-table").disabled = !result.ok;
+      $("play-now").disabled = !result.ok;
+      if (result.ok) notice($("play-status"), "ok", layoutSummary(result.layout));
+      else notice($("play-status"), "bad", `These rules cannot be played: ${result.error}`);
+    },
+  });
+
+  /** The checked rules, waiting for a house rule typed just before the click; null when they cannot be played. */
+  async function checkedRules() {
+    if (!form.result) await form.settled();
+    return form.result && form.result.ok ? form.spec() : null;
+  }
 
   $("play-form").addEventListener("submit", async (e) => {
     e.preventDefault();
+    const rules = await checkedRules();
+    if (rules === null) return;
     $("play-now").disabled = true;
-    notice($("play-status"), "", "");
     try {
-      const made = await api("/api/play", { rules: $("play-preset").value, bot_level: $("play-level").value });
+      const made = await api("/api/play", { rules, bot_level: $("play-level").value });
       location.href = tableUrl(made);
     } catch (err) {
       notice($("play-status"), "bad", `Could not start a game: ${err.message}`);
       $("play-now").disabled = false;
     }
   });
-  $("play-now").disabled = false;  // only now does a click reach the handler (a native submit would reload the page)
-
-  const form = new RulesForm({
-    catalogue, select: $("create-preset"), grid: $("create-grid"), status: $("create-status"),
-    countNode: $("create-count"), idPrefix: "create-opt-",
-    onChecked: (result) => {
-      const info = form.presetInfo();
-      $("create-description").textContent = info ? info.description : "";
-      $("create-table").disabled = !result.ok;
-      if (result.ok) notice($("create-status"), "ok", layoutSummary(result.layout));
-      else notice($("create-status"), "bad", `These rules cannot be played: ${result.error}`);
-    },
-  });
-  form.check();
-  $("create-form").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    if (!form.result) await form.settled();  // a house rule typed just before the click is being checked
-    if (!form.result || !form.result.ok) return;
+  $("create-table").addEventListener("click", async () => {
+    const rules = await checkedRules();
+    if (rules === null) return;
     const turn = JSON.parse($("create-turn").value);
     try {
-      const made = await api("/api/tables", { rules: form.spec(), public: $("create-public").checked,
-        turn_seconds: turn, bot_level: $("create-level").value });
+      const made = await api("/api/tables", { rules, public: $("create-public").checked,
+        turn_seconds: turn, bot_level: $("play-level").value });
       location.href = tableUrl(made);
     } catch (err) {
       notice($("create-status"), "bad", `Could not create the table: ${err.message}`);
     }
   });
+  await form.check(); // the buttons come alive only now, with their handlers in place
 
   $("join-form").addEventListener("submit", joinLink);
   $("lobby-refresh").addEventListener("click", loadLobby);
