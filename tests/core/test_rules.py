@@ -209,3 +209,20 @@ def test_removed_cards_take_out_both_copies_with_two_decks() -> None:
     lay = Rules.from_options({"players": 6, "removed_cards": ["2C"]}).layout
     assert parse_face("2C") not in lay.deck and parse_face("2C") + 54 not in lay.deck
     assert parse_face("3C") in lay.deck and parse_face("3C") + 54 in lay.deck
+
+
+def test_every_option_has_a_plain_label_a_group_and_its_values_in_words() -> None:
+    from spades.core.rules import GROUPS
+
+    for opt in OPTIONS.values():
+        assert opt.label and opt.label != opt.name, opt.name
+        assert opt.group in GROUPS, opt.name
+        if opt.choices and not all(type(c) is int for c in opt.choices):
+            assert len(opt.words) == len(opt.choices), opt.name
+        assert "_" not in " ".join(opt.words), opt.name  # words, not code names
+    assert OPTIONS["spades_lead"].value_words("any_time") == "any time"
+    assert OPTIONS["first_bidder"].value_words("left_of_dealer") == "the player left of the dealer"
+    assert OPTIONS["blind_nil"].value_words(False) == "not allowed"
+    assert OPTIONS["max_side_bid"].value_words(None) == "no limit"
+    assert OPTIONS["nil_points"].value_words(50) == "50"
+    assert {o.group for o in OPTIONS.values()} == set(GROUPS)

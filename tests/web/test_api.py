@@ -185,3 +185,14 @@ def test_a_socket_to_an_unknown_path_is_closed(client: TestClient) -> None:
     with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect("/ws/nowhere"):
         pass
     assert closed.value.code == 1008
+
+
+def test_the_rule_book_gives_plain_labels_groups_and_the_first_rules(client: Any) -> None:
+    cat = client.get("/api/rules").json()
+    by_name = {o["name"]: o for o in cat["options"]}
+    assert by_name["spades_lead"]["label"] == "Spades may be led"
+    assert by_name["spades_lead"]["words"] == ["once broken", "any time"]
+    assert by_name["nil_pass"]["group"] == "nil"
+    assert [g["name"] for g in cat["groups"]] == ["bidding", "nil", "play", "scoring", "table"]
+    assert cat["first"] == ["nil_points", "blind_nil", "blind_nil_points", "nil_pass", "bag_penalty", "spades_lead"]
+    assert all(name in by_name for name in cat["first"])

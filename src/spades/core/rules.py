@@ -175,7 +175,8 @@ OPTIONS: dict[str, Option] = {
                "over-tricks: +1 each and counted to the limit; +1 and not counted; -1 each; 0 points but "
                "counted; -10 each", choices=("penalty", "none", "minus_one", "count_only", "minus_ten"),
                label="Over-tricks (bags)", group="scoring",
-               words=("1 point each, penalty at the limit", "1 point each, not counted", "minus 1 each", "counted, no points", "minus 10 each")),
+               words=("1 point each, penalty at the limit", "1 point each, not counted", "minus 1 each",
+                      "counted, no points", "minus 10 each")),
         Option("bag_limit", "10 (1 to 100)", "bags that cost the bag penalty", low=1, high=100,
                label="Bags before the penalty", group="scoring"),
         Option("bag_penalty", "100 (0 to 1000)", "points lost each time the bag count reaches the limit",
@@ -208,7 +209,8 @@ OPTIONS: dict[str, Option] = {
                "suicide: one partner of each side bids nil; mirror: bid your spade count; whiz: nil or "
                "your spade count", choices=("none", "suicide", "mirror", "whiz"),
                label="Forced bids", group="bidding",
-               words=("none", "suicide: one partner of each side bids nil", "mirror: bid your spades", "whiz: nil or your spades")),
+               words=("none", "suicide: one partner of each side bids nil", "mirror: bid your spades",
+                      "whiz: nil or your spades")),
     )
 }
 """Every house rule by its public name, in the order of ``docs/rules.md``."""

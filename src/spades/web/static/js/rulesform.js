@@ -109,6 +109,7 @@ export class RulesForm {
     const cat = this.catalogue;
     const byName = new Map(cat.options.map((o) => [o.name, o]));
     const first = (cat.first || []).filter((name) => byName.has(name));
+    this.first = first;
     this.fields = new Map();
     for (const opt of cat.options) {
       if (opt.name === "time_limit_minutes") continue; // set by the game length
@@ -197,7 +198,7 @@ export class RulesForm {
       const value = options[name];
       const isChanged = Object.hasOwn(this.overrides, name);
       wrap.classList.toggle("changed", isChanged);
-      if (isChanged) changed.set(opt.group, (changed.get(opt.group) || 0) + 1);
+      if (isChanged && !this.first.includes(name)) changed.set(opt.group, (changed.get(opt.group) || 0) + 1);
       control.disabled = offline;
       if (name === "blind_nil_points" || name === "blind_pass") wrap.hidden = options.blind_nil === false;
       if (control.type === "checkbox") {
