@@ -26,13 +26,14 @@ NORTH_AHEAD = ([3, 3, 3, 3], [4, 3, 4, 2])  # N/S take 8 of 6 (+62), E/W take 5 
 def new_timed_game(page: Any, server: LiveServer, minutes: int = 30, name: str = "Timed") -> None:
     page.add_init_script(CLOCK)
     page.goto(f"{server.url}/score.html#new")
-    page.wait_for_selector("#opt-time_limit_minutes", state="attached")
+    page.wait_for_selector("#opt-length", state="attached")
     page.fill("#game-name", name)
-    page.click("#house-rules summary")
-    page.fill("#opt-time_limit_minutes", str(minutes))
-    page.dispatch_event("#opt-time_limit_minutes", "change")
+    page.select_option("#opt-length", "timed")  # the game length: timed, with its minutes
+    page.wait_for_selector("#opt-minutes", state="visible")
+    page.fill("#opt-minutes", str(minutes))
+    page.dispatch_event("#opt-minutes", "change")
     # The controls are drawn again once the server has checked the rules (the count changes before).
-    page.wait_for_selector(".field.changed #opt-time_limit_minutes", state="attached")
+    page.wait_for_function(f"document.getElementById('rules-status').textContent.includes('timed, {minutes} minutes')")
     page.wait_for_function("!document.getElementById('start-game').disabled")
     page.click("#start-game")
     page.wait_for_selector("#bid-0")

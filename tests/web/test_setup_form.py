@@ -60,7 +60,7 @@ def test_play_now_takes_length_level_and_house_rules(page: Any, game_server: Liv
     page.check("#setup-spades_lead")
     page.uncheck("#setup-blind_nil")
     page.wait_for_function("document.getElementById('play-status').textContent.includes('game to 300')")
-    assert page.is_hidden("#setup-blind_nil_points")  # no blind nil: its value does not matter
+    page.wait_for_selector("#setup-blind_nil_points", state="hidden")  # no blind nil: its value does not matter
     screenshot(page, f"setup-home-{viewport[0]}")
     answers = keep_answers(page, "**/api/play")
     page.click("#play-now")

@@ -141,6 +141,28 @@ class ScoreSheet:
         return {"hands": out_hands, "totals": list(self.totals), "winner": self.winner}
 
 
+def bid_choices(rules: Rules, totals: Sequence[int], hand_index: int) -> list[list[str]] | None:
+    """The bids each seat may be entered with in hand ``hand_index`` (from 0) after these totals, as records
+    write them (``nil``, ``3``, ``blind nil``, ``blind 6``); ``None`` for a hand played without bids. A score
+    keeper offers exactly these: numbers up to ``max_side_bid``, and blind bids only where the rules allow
+    them and only to a side far enough behind (``blind_behind``)."""
+    if not rules.first_hand_bids and hand_index == 0:
+        return None
+    lay = rules.layout
+    eligible = blind_eligible_sides(rules, totals)
+    most = lay.hand_size if rules.max_side_bid is None else min(lay.hand_size, rules.max_side_bid)
+    out: list[list[str]] = []
+    for seat in range(lay.n):
+        seat_bids = ["nil", *(str(k) for k in range(1, most + 1))]
+        if eligible[lay.side_of[seat]]:
+            if rules.blind_nil:
+                seat_bids.append("blind nil")
+            if rules.blind_bids:
+                seat_bids.extend(f"blind {k}" for k in range(rules.blind_bid_min, most + 1))
+        out.append(seat_bids)
+    return out
+
+
 def _time_up(entry: dict[str, Any], hand: int) -> bool:
     # A timed game (time_limit_minutes) ends after the hand in which the time ran out: the hand says so.
     value = entry.get("time_up", False)

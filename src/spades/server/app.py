@@ -32,6 +32,7 @@ from spades.server.hub import BotLevels, Conn, Hub
 from spades.server.protocol import ProtocolError, decode_message
 from spades.server.quotas import QuotaExceeded, Quotas
 from spades.server.ratings import display_rating
+from spades.server.stats import stats_router
 from spades.server.table import Seat
 from spades.storage.base import DuplicateError, PlayerRow, ScoreGameRow, Storage, TableRow
 from spades.storage.sql import SqlStorage, open_storage
@@ -343,6 +344,8 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         if p is None:
             raise ApiError(404, "no_player", "no such player")
         return {"player": player_json(p), "games": await hub().db(hub().storage.history, p.id, 50)}
+
+    app.include_router(stats_router(hub))  # GET /api/players/{id}/stats
 
     # ------------------------------------------------------------------ score-keeper games
 

@@ -25,7 +25,7 @@ from spades.core.errors import SpadesError
 from spades.core.record import parse_bid
 from spades.core.rules import GROUPS, OPTIONS, Rules
 from spades.core.scoring import blind_eligible_sides, score_hand
-from spades.scorekeeper import ScoreSheet, ScoreSheetError
+from spades.scorekeeper import ScoreSheet, ScoreSheetError, bid_choices
 from spades.shuffle.fair import FairDealError, check_server_seed
 from spades.shuffle.verify import derive_hand
 from spades.variants import PRESETS, load_rules, read_record
@@ -211,8 +211,9 @@ def score(body: ScoreRequest) -> dict[str, Any]:
     """Score a sheet of hands with ``ScoreSheet``.
 
     The answer has the hands scored so far (as ``spades score --json``, each side with its lines,
-    contract, tricks and whether the contract was made), the totals and bags, the winner, and which
-    sides may bid blind on the next hand. When a hand cannot be scored, ``error`` names it (``hand``
+    contract, tricks and whether the contract was made), the totals and bags, the winner, which sides may
+    bid blind on the next hand and the bids each seat may be entered with in it (``bid_choices``). When a
+    hand cannot be scored, ``error`` names it (``hand``
     from 0) and the hands before it are still scored; when the rules cannot be read, ``hand`` is null.
     """
     try:
@@ -247,6 +248,7 @@ def score(body: ScoreRequest) -> dict[str, Any]:
     out["layout"] = layout_of(rules)
     out["blind_eligible"] = blind_eligible_sides(rules, sheet.totals)
     out["next_hand_bids"] = rules.first_hand_bids or len(sheet.hands) > 0
+    out["bid_choices"] = None if sheet.over else bid_choices(rules, sheet.totals, len(sheet.hands))
     return out
 
 

@@ -98,7 +98,8 @@ async function loadLeaders() {
     const data = await api("/api/leaderboard");
     $("leaders-empty").hidden = data.players.length > 0;
     replaceChildren($("leaders"), data.players.slice(0, 10).map((p) =>
-      el("li", {}, `${p.name}: ${p.rating} (${p.rated_games} game${p.rated_games === 1 ? "" : "s"})`)));
+      el("li", {}, el("a", { href: `/player.html?id=${encodeURIComponent(p.id)}` }, p.name),
+        `: ${p.rating} (${p.rated_games} game${p.rated_games === 1 ? "" : "s"})`)));
   } catch {
     $("leaders-empty").hidden = false;
   }
