@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 
 from spades.ai.base import make_bot
 from spades.core.game import Game, seeded_shuffler
@@ -18,6 +18,10 @@ from spades.server.stats import player_stats, seat_stats
 from spades.storage.base import GameSeat, TableRow
 from spades.storage.sql import open_storage
 from spades.variants import load_rules
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
 
 SPEC = {"preset": "standard", "target": 200, "lose_at": -200}
 

@@ -266,12 +266,12 @@ export class RulesForm {
     // The first rules are plain enough by their label; the others say what they mean in one line. Each
     // shows its public name small (a link to its explanation) for those who use the command line.
     const name = el("a", { href: `/rules.html#opt-${opt.name}`, class: "opt-name" }, el("code", {}, opt.name));
-    const meaning = first ? el("span", { class: "hint" }, name) : el("span", { class: "hint" }, opt.meaning, " ", name);
+    const meaning = first ? null : el("span", { class: "hint" }, opt.meaning, " ", name);
+    const labelNode = el("label", { for: id }, control.type === "checkbox" ? control : null, label);
+    const head = first ? el("span", { class: "label-with-name" }, labelNode, name) : labelNode;
     const wrap = control.type === "checkbox"
-      ? el("div", { class: "field toggle", "data-option": opt.name },
-        el("label", { for: id }, control, label), meaning)
-      : el("div", { class: "field", "data-option": opt.name },
-        el("span", { class: "field-row" }, el("label", { for: id }, label), control), meaning);
+      ? el("div", { class: "field toggle", "data-option": opt.name }, head, meaning)
+      : el("div", { class: "field", "data-option": opt.name }, el("span", { class: "field-row" }, head, control), meaning);
     entry.wrap = wrap;
     entry.control = control;
     return entry;
