@@ -196,3 +196,14 @@ def test_the_rule_book_gives_plain_labels_groups_and_the_first_rules(client: Any
     assert [g["name"] for g in cat["groups"]] == ["bidding", "nil", "play", "scoring", "table"]
     assert cat["first"] == ["nil_points", "blind_nil", "blind_nil_points", "nil_pass", "bag_penalty", "spades_lead"]
     assert all(name in by_name for name in cat["first"])
+
+
+def test_the_layout_offers_the_bids_the_engine_allows(client: TestClient) -> None:
+    from spades.core.bidding import possible_bids
+    from spades.variants import load_rules
+
+    for overrides in ({}, {"blind_bids": True}, {"min_side_bid": 3, "partnerships": False}):
+        got = client.post("/api/rules/check", json={"preset": "standard", "overrides": overrides}).json()
+        assert got["layout"]["bids"] == [b.text() for b in possible_bids(load_rules(overrides))]
+    solo = client.post("/api/rules/check", json={"preset": "cutthroat", "overrides": {"min_side_bid": 3}}).json()
+    assert "nil" not in solo["layout"]["bids"] and solo["layout"]["bids"][0] == "3"

@@ -23,7 +23,6 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from spades.core.actions import (
-    BLIND_NIL,
     NIL,
     Accept,
     Action,
@@ -36,6 +35,7 @@ from spades.core.actions import (
     Pass,
     Play,
 )
+from spades.core.bidding import legal_bids
 from spades.core.cards import (
     FACES_PER_PACK,
     SPADES,
@@ -512,60 +512,8 @@ class Hand:
         return None
 
     def _legal_bids(self, seat: int) -> list[BidValue]:
-        r = self.rules
-        lay = self.layout
-        top = lay.hand_size
-        blind_now = self.blind_ok[seat] and not self.looked[seat]
-        partner = lay.partner[seat]
-        p_bid = self.bids[partner] if partner is not None else None
-        partner_first = partner is not None and p_bid is not None
-        last_of_side = partner is None or partner_first
-        p_tricks = p_bid.tricks if p_bid is not None else 0
-        if r.team_bidding and partner_first and p_bid is not None and not p_bid.is_nil:
-            # docs/rules.md: the partner gave the side's total; "either may still bid nil" (or ``Accept``).
-            if blind_now:
-                return [BLIND_NIL] if r.blind_nil else []
-            return [NIL]
-        lo, hi = 1, top
-        nil_ok = True
-        if r.max_side_bid is not None:
-            hi = min(hi, r.max_side_bid - (p_tricks if partner_first else 0))
-        if r.min_side_bid and last_of_side:
-            lo = max(lo, r.min_side_bid - p_tricks)
-            nil_ok = p_tricks >= r.min_side_bid if partner_first else False
-        elif r.min_side_bid and r.team_bidding:
-            lo = max(lo, r.min_side_bid)  # the first to speak gives the side's total (or nil)
-        forced = r.forced_bids
-        spades = self.spade_count(seat)
-        numbers: list[int]
-        if forced == "mirror":
-            return [BidValue(spades)] if not blind_now else []
-        if forced == "whiz":
-            numbers = [spades] if spades else []
-        elif forced == "suicide" and partner is not None:
-            # Exactly one partner bids nil, so the other carries the whole contract.
-            lo = max(lo, r.min_side_bid)
-            if p_bid is None:
-                numbers = list(range(lo, hi + 1))
-            elif p_bid.is_nil:
-                nil_ok = False
-                numbers = list(range(lo, hi + 1))
-            else:
-                numbers = []
-                nil_ok = True
-        else:
-            numbers = list(range(lo, hi + 1))
-        out: list[BidValue] = []
-        if blind_now:
-            if r.blind_nil and nil_ok:
-                out.append(BLIND_NIL)
-            if r.blind_bids:
-                out.extend(BidValue(k, blind=True) for k in numbers if k >= r.blind_bid_min)
-            return out
-        if nil_ok:
-            out.append(NIL)
-        out.extend(BidValue(k) for k in numbers)
-        return out
+        return legal_bids(self.rules, seat, self.bids, blind_now=self.blind_ok[seat] and not self.looked[seat],
+                          spades=self.spade_count(seat))
 
     def _partner_gave_total(self, seat: int) -> bool:
         # Team bidding: the partner spoke first and gave the side's total (not a nil).

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spades.core.actions import BidValue
+from spades.core.bidding import blind_bid_allowed, side_bids_fault
 from spades.core.errors import SpadesError
 from spades.core.record import parse_bid
 from spades.core.rules import Rules
@@ -85,8 +86,7 @@ class ScoreSheet:
                 if v.tricks > lay.hand_size:
                     raise ScoreSheetError(f"seat {seat}: a bid is at most {lay.hand_size}", i)
                 if v.blind:
-                    allowed = r.blind_nil if v.is_nil else r.blind_bids and v.tricks >= r.blind_bid_min
-                    if not allowed:
+                    if not blind_bid_allowed(r, v):
                         raise ScoreSheetError(f"seat {seat}: these rules do not allow {v.text()}", i)
                     if not eligible[lay.side_of[seat]]:
                         raise ScoreSheetError(f"seat {seat}: only a side at least {r.blind_behind} points "
@@ -172,20 +172,12 @@ def _time_up(entry: dict[str, Any], hand: int) -> bool:
 
 
 def _check_side_bids(rules: Rules, bids: Sequence[BidValue | None], hand: int) -> None:
-    """The bids the rules forbid between partners: a side's contract below ``min_side_bid`` or above
-    ``max_side_bid``, and in ``suicide`` a partnership without exactly one nil (the engine offers no such bid)."""
+    """The bids the rules refuse between partners (the engine's own check, ``side_bids_fault``: a contract
+    below ``min_side_bid`` or above ``max_side_bid``, suicide's one nil a side)."""
     for k, seats in enumerate(rules.layout.sides):
-        contract = sum(b.tricks for s in seats if (b := bids[s]) is not None)
-        if contract < rules.min_side_bid:
-            raise ScoreSheetError(f"side {k}: its contract is {contract}, and min_side_bid is {rules.min_side_bid}",
-                                  hand)
-        if rules.max_side_bid is not None and contract > rules.max_side_bid:
-            raise ScoreSheetError(f"side {k}: its contract is {contract}, and max_side_bid is {rules.max_side_bid}",
-                                  hand)
-        if rules.forced_bids == "suicide" and len(seats) == 2:
-            nils = sum(1 for s in seats if (b := bids[s]) is not None and b.is_nil)
-            if nils != 1:
-                raise ScoreSheetError(f"side {k}: in suicide exactly one partner bids nil, not {nils}", hand)
+        fault = side_bids_fault(rules, seats, bids)
+        if fault is not None:
+            raise ScoreSheetError(f"side {k}: {fault}", hand)
 
 
 def _count(value: Any, what: str, most: int, hand: int) -> int:

@@ -20,6 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
+from spades.core.bidding import possible_bids
 from spades.core.cards import card_text, cards_of, face
 from spades.core.errors import SpadesError
 from spades.core.record import parse_bid
@@ -138,6 +139,7 @@ def layout_of(rules: Rules) -> dict[str, Any]:
         "blind_nil": rules.blind_nil,
         "blind_bids": rules.blind_bids,
         "blind_bid_min": rules.blind_bid_min,
+        "bids": [b.text() for b in possible_bids(rules)],  # what a seat may ever bid (the engine's rule)
         "blind_behind": rules.blind_behind,
         "target": rules.target,
         "two_decks": lay.n == 6,
