@@ -24,16 +24,14 @@ def blind_bid_allowed(rules: Rules, value: BidValue) -> bool:
 
 def side_bids_fault(rules: Rules, seats: Sequence[int], bids: Sequence[BidValue | None]) -> str | None:
     """What the rules refuse in a side's bids once they are all in, or ``None``: a contract below
-    ``min_side_bid`` or above ``max_side_bid``; with ``team_bidding`` two partners' numbers (one gives the
-    total); in ``suicide`` partners without exactly one nil. (A seat without a bid, team bidding's partner
-    who let the total stand, adds nothing.)"""
+    ``min_side_bid`` or above ``max_side_bid``; in ``suicide`` partners without exactly one nil. (A seat
+    without a bid, team bidding's partner who let the total stand, adds nothing; the score sheet takes a
+    team's total typed as two partners' numbers too.)"""
     contract = sum(b.tricks for s in seats if (b := bids[s]) is not None)
     if contract < rules.min_side_bid:
         return f"its contract is {contract}, and min_side_bid is {rules.min_side_bid}"
     if rules.max_side_bid is not None and contract > rules.max_side_bid:
         return f"its contract is {contract}, and max_side_bid is {rules.max_side_bid}"
-    if rules.team_bidding and sum(1 for s in seats if (b := bids[s]) is not None and b.tricks) > 1:
-        return "with team_bidding one partner gives the side's total: the other bids nil or leaves it"
     if rules.forced_bids == "suicide" and len(seats) == 2:
         nils = sum(1 for s in seats if (b := bids[s]) is not None and b.is_nil)
         if nils != 1:
