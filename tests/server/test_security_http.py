@@ -108,3 +108,175 @@ def test_every_answer_carries_the_security_headers(site: Callable[..., TestClien
 def test_hsts_when_configured(site: Callable[..., TestClient]) -> None:
     r = site(hsts_seconds=31536000).get("/")
     assert r.headers["strict-transport-security"] == "max-age=31536000; includeSubDomains"
+
+
+# ---------------------------------------------------------------------- finding 4: quotas (HTTP side)
+
+
+def test_guests_per_address_are_limited_and_say_when_to_come_back(tmp_path: Path) -> None:
+    app = whole_app(tmp_path, quotas={"guests": "3/minute"})
+    with TestClient(app, client=("203.0.113.7", 5000)) as first:
+        me = first.get("/api/me").json()
+        codes = [TestClient(app, client=("203.0.113.7", 5000)).get("/api/me").status_code for _ in range(3)]
+        assert codes == [200, 200, 429]
+        r = TestClient(app, client=("203.0.113.7", 5000)).get("/api/me")
+        assert r.status_code == 429 and 1 <= int(r.headers["retry-after"]) <= 60
+        assert r.json()["error"]["code"] == "rate_limited" and r.json()["error"]["quota"] == "guests"
+        # A guest already made goes on playing; another address (another family) is not blocked.
+        assert first.get("/api/me").json() == me
+        assert TestClient(app, client=("198.51.100.9", 5000)).get("/api/me").status_code == 200
+
+
+def test_tables_and_computer_games_per_player_are_limited(site: Callable[..., TestClient]) -> None:
+    c = site(quotas={"tables": "2/minute", "play": "2/minute"})
+    c.get("/api/me")
+    made = [c.post("/api/tables", json={"public": False}).status_code for _ in range(3)]
+    assert made == [200, 200, 429]
+    games = [c.post("/api/play", json={"bot_level": "random"}) for _ in range(3)]
+    assert [g.status_code for g in games] == [200, 200, 429]
+    assert games[2].json()["error"]["quota"] == "play" and "retry-after" in games[2].headers
+    # A refused settings error costs nothing: quotas count only tables made.
+    other = site(quotas={"tables": "1/minute"})
+    other.get("/api/me")
+    assert other.post("/api/tables", json={"turn_seconds": -1}).status_code == 400
+    assert other.post("/api/tables", json={}).status_code == 200
+
+
+def test_api_requests_per_address_are_limited_but_pages_are_not(site: Callable[..., TestClient]) -> None:
+    c = site(quotas={"requests": "5/minute"})
+    codes = [c.get("/api/levels").status_code for _ in range(6)]
+    assert codes == [200] * 5 + [429]
+    assert c.get("/api/levels").json()["error"]["quota"] == "requests"
+    assert c.get("/healthz").status_code == 200 and c.get("/").status_code == 200
+
+
+# ---------------------------------------------------------------------- finding 6: accounts
+
+
+def account(c: TestClient, username: str, password: str = "open sesame") -> None:
+    c.get("/api/me")
+    assert c.post("/api/register", json={"username": username, "password": password}).status_code == 200
+
+
+def test_failed_logins_slow_the_attacker_but_not_the_owner_elsewhere(tmp_path: Path) -> None:
+    app = whole_app(tmp_path, login_attempts=3, login_window=300.0)
+    with TestClient(app, client=("198.51.100.1", 1)) as owner, TestClient(app, client=("203.0.113.66", 1)) as bad:
+        account(owner, "carol")
+        owner.post("/api/logout")
+        codes = [bad.post("/api/login", json={"username": "carol", "password": f"guess {i}"}).status_code
+                 for i in range(5)]
+        assert codes == [401, 401, 401, 429, 429]
+        refused = bad.post("/api/login", json={"username": "carol", "password": "guess"})
+        assert refused.json()["error"]["code"] == "rate_limited" and int(refused.headers["retry-after"]) >= 1
+        # The owner, from home, is not locked out by the attacker's failures.
+        assert owner.post("/api/login", json={"username": "carol", "password": "open sesame"}).status_code == 200
+
+
+def test_failed_login_delays_grow() -> None:
+    from spades.server.accounts import AttemptLimiter
+
+    now = [1000.0]
+    lim = AttemptLimiter(free=2, cap=60.0, clock=lambda: now[0])
+    waits = []
+    for _ in range(8):
+        lim.fail("k")
+        waits.append(lim.wait("k"))
+        now[0] += waits[-1]
+    assert waits == [0, 1, 2, 4, 8, 16, 32, 60]
+    now[0] += 60
+    assert lim.wait("k") == 0  # forgotten a while after the last failure
+
+
+def test_an_unknown_name_is_checked_against_a_dummy_hash(site: Callable[..., TestClient],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import spades.server.app as app_module
+    from spades.server.accounts import dummy_hash
+
+    c = site()
+    account(c, "dora")
+    checked: list[str] = []
+    real = app_module.verify_password
+
+    def spy(password_hash: str, password: str) -> bool:
+        checked.append(password_hash)
+        return real(password_hash, password)
+
+    monkeypatch.setattr(app_module, "verify_password", spy)
+    fresh = site()
+    assert fresh.post("/api/login", json={"username": "nobody-here", "password": "whatever1"}).status_code == 401
+    assert fresh.post("/api/login", json={"username": "dora", "password": "whatever1"}).status_code == 401
+    assert len(checked) == 2 and checked[0] == dummy_hash() and checked[1].startswith("$argon2")
+    assert checked[1] != dummy_hash()
+
+
+def test_sign_ups_per_address_are_limited(tmp_path: Path) -> None:
+    app = whole_app(tmp_path, quotas={"accounts": "3/minute"})
+    with TestClient(app, client=("203.0.113.5", 1)) as first:
+        account(first, "erin")
+        codes = []
+        for name in ("erin", "erin", "frank"):  # someone else at the address tries names
+            c = TestClient(app, client=("203.0.113.5", 1))
+            c.get("/api/me")
+            codes.append(c.post("/api/register", json={"username": name, "password": "long enough"}))
+        # A sign-up must say the name is taken; the quota keeps that from answering a list of names.
+        assert [r.status_code for r in codes] == [409, 409, 429]
+        assert codes[0].json()["error"]["code"] == "username_taken"
+        assert codes[2].json()["error"]["quota"] == "accounts"
+        elsewhere = TestClient(app, client=("198.51.100.5", 1))
+        account(elsewhere, "frank")
+
+
+def test_register_and_login_give_a_new_session_token(site: Callable[..., TestClient]) -> None:
+    c = site()
+    c.get("/api/me")
+    planted = c.cookies["spades_session"]
+    r = c.post("/api/register", json={"username": "gina", "password": "open sesame"})
+    assert r.status_code == 200
+    after_register = r.cookies["spades_session"]
+    assert after_register != planted
+    attacker = site()
+    attacker.cookies.set("spades_session", planted)
+    assert attacker.get("/api/me").json()["id"] != r.json()["id"]  # the planted token is worth nothing
+    r = c.post("/api/login", json={"username": "gina", "password": "open sesame"})
+    assert r.status_code == 200 and r.cookies["spades_session"] not in (planted, after_register)
+
+
+def test_logout_closes_the_sessions_sockets(site: Callable[..., TestClient]) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    c = site()
+    c.get("/api/me")
+    made = c.post("/api/play", json={"bot_level": "random"}).json()
+    with c.websocket_connect(f"/ws/tables/{made['id']}") as ws:
+        ws.send_json({"type": "hello", "v": 1, "invite": made["invite"]})
+        assert ws.receive_json()["type"] == "welcome"
+        assert c.post("/api/logout").status_code == 200
+        ws.send_json({"type": "ping"})  # an open socket would answer pong
+        with pytest.raises(WebSocketDisconnect):
+            for _ in range(100):  # the snapshot and events queued before the close, then the close
+                assert ws.receive_json()["type"] != "pong"
+
+
+def guesses_from(c: TestClient | Any, n: int) -> list[int]:
+    """``n`` failed logins for different names, each claiming another address in X-Forwarded-For."""
+    return [c.post("/api/login", json={"username": f"nobody{i}", "password": "wrong guess"},
+                   headers={"X-Forwarded-For": f"192.0.2.{i + 1}"}).status_code for i in range(n)]
+
+
+def test_forwarded_for_is_believed_only_from_a_named_proxy(site: Callable[..., TestClient]) -> None:
+    assert guesses_from(site(login_attempts=2), 3) == [401, 401, 429]
+    assert guesses_from(site(login_attempts=2, trusted_proxies=("testclient",)), 3) == [401, 401, 401]
+
+
+@pytest.mark.slow
+def test_spades_serve_ignores_forwarded_for_from_a_local_peer(tmp_path: Path) -> None:
+    import httpx
+
+    from .harness import ServeProcess
+
+    srv = ServeProcess(tmp_path / "spades.db").start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=30) as c:
+            assert guesses_from(c, 6) == [401] * 5 + [429]
+    finally:
+        srv.stop()

@@ -23,6 +23,7 @@ from spades.server.accounts import (
     USERNAME_RE,
     LoginLimiter,
     clean_name,
+    dummy_hash,
     guest_name,
     hash_password,
     verify_password,
@@ -87,6 +88,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
             hub = Hub(st, **kw)
         state["hub"] = hub
         state["limiter"] = hub.login_limiter(cfg.login_attempts, cfg.login_window)
+        await asyncio.to_thread(dummy_hash)  # made once, before the first login for an unknown name
         await hub.start()
         try:
             yield
@@ -122,6 +124,19 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         response.set_cookie(COOKIE, token, httponly=True, samesite="lax", secure=cfg.secure_cookies,
                             max_age=365 * 24 * 3600, path="/")
 
+    def address(request: Request) -> str:
+        """The client's address (a trusted proxy's ``X-Forwarded-For`` already applied)."""
+        return request.client.host if request.client else "?"
+
+    async def new_session(request: Request, response: Response, player_id: str) -> None:
+        """A fresh session token after a sign-up or a login (a token planted before it is worth nothing):
+        the old one ends, with its sockets."""
+        old = request.cookies.get(COOKIE)
+        if old:
+            await hub().db(hub().storage.delete_session, old)
+            hub().close_session(old)
+        set_cookie(response, await hub().db(hub().storage.create_session, player_id))
+
     async def current_player(request: Request, response: Response, create: bool = True) -> PlayerRow:
         token = request.cookies.get(COOKIE)
         if token:
@@ -130,6 +145,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
                 return p
         if not create:
             raise ApiError(401, "no_session", "you have no session")
+        await quotas.check("guests", address(request), "too many new guests from your address: try again later")
         p = await hub().db(hub().storage.create_player, guest_name())
         set_cookie(response, await hub().db(hub().storage.create_session, p.id))
         return p
@@ -187,11 +203,13 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
             raise ApiError(400, "bad_username", "a user name has 3 to 32 letters, digits, '_', '.' or '-'")
         if not isinstance(password, str) or not 8 <= len(password) <= 256:
             raise ApiError(400, "bad_password", "a password has 8 to 256 characters")
+        await quotas.check("accounts", address(request), "too many sign-ups from your address: try again later")
         hashed = await asyncio.to_thread(hash_password, password)
         try:
             await hub().db(hub().storage.set_account, p.id, username, hashed)
-        except DuplicateError:
+        except DuplicateError:  # a sign-up must say so; the accounts quota keeps it from being a name oracle
             raise ApiError(409, "username_taken", "that user name is taken") from None
+        await new_session(request, response, p.id)
         return player_json(PlayerRow(p.id, p.name, username, p.rating_mu, p.rating_sigma, p.rated_games))
 
     @app.post("/api/login")
@@ -201,23 +219,23 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         username, password = data.get("username"), data.get("password")
         if not isinstance(username, str) or not isinstance(password, str) or len(password) > 256:
             raise ApiError(400, "malformed", "give a username and a password")
-        addr = request.client.host if request.client else "?"
-        keys = (f"user:{username.lower()}", f"addr:{addr}")
+        addr = address(request)
+        # A name's failures count per address: an attacker elsewhere slows only themselves, never the owner.
+        keys = (f"user:{username.lower()}|{addr}", f"addr:{addr}")
         limiter: LoginLimiter = state["limiter"]
-        if any([await limiter.blocked(k) for k in keys]):
-            raise ApiError(429, "too_many_attempts", "too many failed logins: wait a few minutes")
+        wait = max([await limiter.wait(k) for k in keys])
+        if wait > 0:
+            raise QuotaExceeded("login", wait, f"too many failed logins: try again in {max(1, round(wait))} s")
         found = await hub().db(hub().storage.account, username)
-        ok = found is not None and await asyncio.to_thread(verify_password, found[1], password)
+        # An unknown name is checked against a dummy hash: it takes as long as a real one.
+        ok = await asyncio.to_thread(verify_password, found[1] if found else dummy_hash(), password)
         if not ok or found is None:
             for k in keys:
                 await limiter.fail(k)
             raise ApiError(401, "bad_login", "wrong user name or password")
         for k in keys:
             await limiter.clear(k)
-        old = request.cookies.get(COOKIE)
-        if old:
-            await hub().db(hub().storage.delete_session, old)
-        set_cookie(response, await hub().db(hub().storage.create_session, found[0].id))
+        await new_session(request, response, found[0].id)
         return player_json(found[0])
 
     @app.post("/api/logout")
@@ -226,6 +244,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         token = request.cookies.get(COOKIE)
         if token:
             await hub().db(hub().storage.delete_session, token)
+            hub().close_session(token)
         response.delete_cookie(COOKIE, path="/")
         return {"ok": True}
 
@@ -279,6 +298,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         p = await current_player(request, response)
         data = await body(request)
         spec, settings, public = table_settings(data)
+        await quotas.check("tables", p.id, "you have made many tables lately: try again later")
         seats = [(0, Seat(p.id, p.name))] if data.get("sit", True) is True else []
         return await new_table(p, spec, settings, public, seats)
 
@@ -290,6 +310,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         data = {**data, "public": False, "rated": False}
         data.setdefault("turn_seconds", None)
         spec, settings, _ = table_settings(data)
+        await quotas.check("play", p.id, "you have started many games against the computer lately: try again later")
         n = load_rules(spec).layout.n
         level = settings["bot_level"]
         seats = [(0, Seat(p.id, p.name))] + [(i, Seat(None, f"Bot {i + 1} ({level})", level)) for i in range(1, n)]
@@ -444,7 +465,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         token = ws.cookies.get(COOKIE)
         player = await h.db(h.storage.session_player, token) if token else None
         await ws.accept()
-        conn = Conn(player, table_id[:32])
+        conn = Conn(player, table_id[:32], session=token if player is not None else None)
         writer = asyncio.create_task(_writer(ws, conn))
         tokens, last = cfg.rate_burst, time.monotonic()
         try:

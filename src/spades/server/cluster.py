@@ -44,6 +44,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from spades.server.accounts import login_delay
 from spades.server.hub import RESTART_GRACE, Conn, Hub
 from spades.server.protocol import ProtocolError
 from spades.server.table import TableState
@@ -116,28 +117,33 @@ class RemoteConn(Conn):
 
 
 class RedisLimiter:
-    """Failed logins per key counted in Redis, so every process sees the same count."""
+    """Failed logins per key counted in Redis (``AttemptLimiter``'s growing delays), so every process sees
+    the same count."""
 
-    def __init__(self, hub: ClusterHub, limit: int, window: float) -> None:
-        self.hub, self.limit, self.window = hub, limit, window
+    def __init__(self, hub: ClusterHub, free: int, cap: float) -> None:
+        self.hub, self.free, self.cap = hub, free, cap
 
     def _key(self, key: str) -> str:
         return f"{self.hub.prefix}login:{key}"
 
-    async def blocked(self, key: str) -> bool:
-        """Too many recent failures for this key (a Redis outage blocks nobody)."""
+    async def wait(self, key: str) -> float:
+        """Seconds before this key may try again (a Redis outage slows nobody)."""
         try:
-            n = await self.hub.redis.get(self._key(key))
+            found = await self.hub.redis.hmget(self._key(key), ["n", "last"])
         except RedisError:
-            return False
-        return n is not None and int(n) >= self.limit
+            return 0.0
+        if found[0] is None or found[1] is None:
+            return 0.0
+        last = float(found[1])
+        return max(0.0, last + login_delay(int(found[0]), self.free, self.cap) - time.time())
 
     async def fail(self, key: str) -> None:
-        """Count a failure (the window starts at the first one)."""
+        """Count a failure (forgotten ``cap`` seconds after the last one)."""
         with contextlib.suppress(RedisError):
             async with self.hub.redis.pipeline(transaction=True) as p:
-                p.incr(self._key(key))
-                p.expire(self._key(key), max(1, math.ceil(self.window)), nx=True)
+                p.hincrby(self._key(key), "n", 1)
+                p.hset(self._key(key), "last", repr(time.time()))
+                p.expire(self._key(key), max(1, math.ceil(self.cap)))
                 await p.execute()
 
     async def clear(self, key: str) -> None:

@@ -37,8 +37,10 @@ class ServerConfig:
     resume_window: int = 500
     """A reconnecting client missing at most this many events gets them; more gets a snapshot."""
     login_attempts: int = 5
-    """Failed logins allowed per user name (and per address) in ``login_window`` seconds."""
+    """Failed logins allowed at once per user name from one address (and per address); after them each
+    try waits 1, 2, 4... seconds after the last failure (``spades.server.accounts.AttemptLimiter``)."""
     login_window: float = 300.0
+    """The longest of those waits; failures are forgotten this long after the last one."""
     secure_cookies: bool = False
     """Mark the session cookie ``Secure`` (behind HTTPS)."""
     redis_url: str | None = None

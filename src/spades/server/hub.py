@@ -79,6 +79,8 @@ class Conn:
     a deal waits (up to the seed window) for its player's seed."""
     closed: bool = False
     close_code: int | None = None
+    session: str | None = None
+    """The session token the socket was opened with (``Hub.close_session`` closes it at logout)."""
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message (a stuck client that never reads is closed)."""
@@ -496,6 +498,13 @@ class Hub:
             if t is not None:
                 out.append(t.info())
         return out
+
+    def close_session(self, token: str) -> None:
+        """Close this process's sockets opened with a session that has ended (logout, a new login)."""
+        for conns in self.conns.values():
+            for c in list(conns):
+                if c.session == token:
+                    c.close(4001)
 
     def login_limiter(self, limit: int, window: float) -> LoginLimiter:
         """Counts failed logins (in a cluster: shared by every process)."""

@@ -33,6 +33,7 @@ DEFAULT_QUOTAS: dict[str, str] = {
     "guests": "30/minute;300/hour",
     "tables": "20/minute;200/day",
     "play": "20/minute;300/day",
+    "accounts": "10/minute;60/hour",
     "chat": "5/second;60/minute",
     "sockets": "60/minute",
 }
@@ -42,6 +43,7 @@ DEFAULT_QUOTAS: dict[str, str] = {
 - ``guests``: new guests (players without an account) per address;
 - ``tables``: tables one player makes with ``POST /api/tables``;
 - ``play``: computer-only games one player starts with ``POST /api/play``;
+- ``accounts``: sign-ups tried per address (each costs a password hash, and says whether a name is taken);
 - ``chat``: chat lines per player across all their sockets;
 - ``sockets``: table sockets one player opens (reconnects included).
 """
