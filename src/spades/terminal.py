@@ -67,7 +67,7 @@ def parse_command(text: str, v: HandView) -> Action:
             return Misdeal(seat)
         if t in ("accept", "a"):
             return Accept(seat)
-        return Bid(seat, parse_bid(int(t) if t.isdigit() else t))
+        return Bid(seat, parse_bid(t))
     if v.phase in (Phase.EXCHANGE, Phase.DISCARD):
         faces = [parse_face(x) for x in t.replace(",", " ").split()]
         hand = list(v.hand or ())

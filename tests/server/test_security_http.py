@@ -3,6 +3,7 @@ odd inputs, each against the whole application (``create_app`` with the pages mo
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -280,3 +281,82 @@ def test_spades_serve_ignores_forwarded_for_from_a_local_peer(tmp_path: Path) ->
             assert guesses_from(c, 6) == [401] * 5 + [429]
     finally:
         srv.stop()
+
+
+# ---------------------------------------------------------------------- finding 7: odd inputs
+
+LONE = "\ud800x"
+
+
+def send_json(c: TestClient, method: str, path: str, body: Any) -> Any:
+    """A JSON request written with escapes (``\\ud800``), as a script may send it."""
+    return c.request(method, path, content=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize("path", ["/api/tables", "/api/play"])
+@pytest.mark.parametrize("level", [["normal"], {"a": 1}, 5])
+def test_a_bot_level_that_is_not_a_name_is_refused(site: Callable[..., TestClient], path: str, level: Any) -> None:
+    c = site()
+    c.get("/api/me")
+    r = c.post(path, json={"bot_level": level})
+    error = r.json()["error"]
+    assert r.status_code == 400 and error["code"] == "bad_level" and "bot_level" in error["reason"]
+
+
+@pytest.mark.parametrize("bid", ["²", "blind ²", "٣", "1" * 4400])
+def test_a_bid_that_is_not_ascii_digits_is_refused_by_the_score_sheet(site: Callable[..., TestClient],
+                                                                      bid: str) -> None:
+    r = site().post("/api/score", json={"hands": [{"bids": [bid, 3, 3, 3], "tricks": [4, 3, 3, 3]}]})
+    assert r.status_code == 200
+    assert r.json()["ok"] is False and r.json()["error"]["hand"] == 0 and "is not a bid" in r.json()["error"]["reason"]
+    hand = site().post("/api/score/hand", json={"bids": [bid, 3, 3, 3], "tricks": [4, 3, 3, 3]})
+    assert hand.status_code == 200 and hand.json()["ok"] is False
+
+
+def test_a_number_too_long_to_read_is_refused(site: Callable[..., TestClient]) -> None:
+    raw = b'{"hands": [{"bids": [' + b"1" * 4400 + b', 3, 3, 3], "tricks": [4, 3, 3, 3]}]}'
+    r = site().post("/api/score", content=raw, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "malformed" and "too long" in r.text
+
+
+def test_lone_surrogates_are_refused_naming_the_field(site: Callable[..., TestClient]) -> None:
+    c = site()
+    c.get("/api/me")
+    cases = [("/api/me/name", {"name": LONE}, "name"),
+             ("/api/register", {"username": "hana", "password": "pass" + LONE + "word"}, "password"),
+             ("/api/register", {"username": LONE + "abc", "password": "long enough"}, "username"),
+             ("/api/login", {"username": "hana", "password": LONE * 9}, "password"),
+             ("/api/score", {"hands": [{"bids": [LONE, 3, 3, 3], "tricks": [4, 3, 3, 3]}]}, "hands[0].bids[0]"),
+             ("/api/replay", {"format": "spades-record/1", "players": ["a", LONE]}, "players[1]")]
+    for path, body, field in cases:
+        r = send_json(c, "POST", path, body)
+        assert r.status_code == 400, (path, r.status_code, r.text)
+        assert r.json()["error"]["code"] == "bad_text" and r.json()["error"]["reason"].startswith(field), path
+    assert c.get("/api/me").json()["name"] != LONE
+
+
+def test_score_games_with_lone_surrogates(site: Callable[..., TestClient]) -> None:
+    c = site()
+    account(c, "ivan")
+    game = {"id": "g1", "name": "Friday " + LONE, "updated": 1, "hands": []}
+    r = send_json(c, "PUT", "/api/scoregames/g1", {"game": game})
+    assert r.status_code == 400 and r.json()["error"]["reason"].startswith("game.name")
+    r = send_json(c, "PUT", "/api/scoregames/g1", {"game": {**game, "name": "Friday", "note": LONE}})
+    assert r.status_code == 400 and r.json()["error"]["reason"].startswith("game.note")
+    assert c.get("/api/scoregames").json()["games"] == []
+
+
+def test_a_kept_score_game_with_a_lone_surrogate_still_lists(site: Callable[..., TestClient], tmp_path: Path) -> None:
+    from spades.storage.sql import open_storage
+
+    c = site()
+    account(c, "jack")
+    # A game kept before the check, its extra field holding a lone surrogate, must not break the list.
+    db = open_storage(f"sqlite:///{tmp_path / 'spades.db'}")
+    try:
+        db.save_score_game(c.get("/api/me").json()["id"], "g1", "Old game",
+                           {"id": "g1", "name": "Old game", "updated": 1, "hands": [], "note": LONE}, 1.0, 200)
+    finally:
+        db.close()
+    r = c.get("/api/scoregames")
+    assert r.status_code == 200 and r.json()["games"][0]["game"]["note"] == LONE

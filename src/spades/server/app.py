@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import re
 import secrets
@@ -38,7 +37,7 @@ from spades.server.table import Seat
 from spades.storage.base import DuplicateError, PlayerRow, ScoreGameRow, Storage, TableRow
 from spades.storage.sql import SqlStorage, open_storage
 from spades.variants import PRESETS, load_rules
-from spades.web.security import SiteGuard
+from spades.web.security import BadJson, SafeJSONResponse, SiteGuard, load_json
 
 log = logging.getLogger("spades.server")
 COOKIE = "spades_session"
@@ -97,7 +96,8 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
             if storage is None:
                 st.close()
 
-    app = FastAPI(title="spades", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = FastAPI(title="spades", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  default_response_class=SafeJSONResponse)
     quotas = Quotas.from_config(cfg)
     app.state.quotas = quotas
     """The site's quotas (``spades.server.quotas``), shared by the HTTP endpoints and the table socket."""
@@ -150,17 +150,19 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         set_cookie(response, await hub().db(hub().storage.create_session, p.id))
         return p
 
+    def read_json(raw: bytes) -> Any:
+        try:
+            return load_json(raw)
+        except BadJson as e:
+            raise ApiError(400, e.code, e.reason) from None
+
     async def body(request: Request) -> dict[str, Any]:
         raw = await request.body()
         if len(raw) > 16384:
             raise ApiError(413, "too_large", "the request body is too large")
         if not raw:
             return {}
-        try:
-            import json
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise ApiError(400, "malformed", "the request body is not valid JSON") from None
+        data = read_json(raw)
         if not isinstance(data, dict):
             raise ApiError(400, "malformed", "the request body must be a JSON object")
         return data
@@ -274,9 +276,9 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
                                  or not 1 <= turn <= MAX_TURN_SECONDS):
             raise ApiError(400, "bad_turn_seconds", f"turn_seconds is 1 to {MAX_TURN_SECONDS}, or null for none")
         level = data.get("bot_level") or hub().default_level()
-        if level not in hub().levels:
+        if not isinstance(level, str) or level not in hub().levels:
             raise ApiError(400, "bad_level",
-                           f"unknown level {str(level)[:20]!r}; the levels are: {', '.join(hub().levels)}")
+                           f"bot_level: unknown level {str(level)[:20]!r}; the levels are: {', '.join(hub().levels)}")
         public = data.get("public", True)
         if not isinstance(public, bool):
             raise ApiError(400, "malformed", "public is true or false")
@@ -399,7 +401,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         p = await account_player(request, response)
         score_game_id(game_id)
         length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_SCORE_GAME_BYTES):
+        if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > MAX_SCORE_GAME_BYTES):
             raise ApiError(413, "too_large", f"a score-keeper game may be at most {MAX_SCORE_GAME_BYTES // 1024} KiB")
         raw = b""
         async for chunk in request.stream():
@@ -407,10 +409,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
             if len(raw) > MAX_SCORE_GAME_BYTES:
                 raise ApiError(413, "too_large",
                                f"a score-keeper game may be at most {MAX_SCORE_GAME_BYTES // 1024} KiB")
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise ApiError(400, "malformed", "the request body is not valid JSON") from None
+        data = read_json(raw)
         game = data.get("game") if isinstance(data, dict) else None
         if not isinstance(game, dict):
             raise ApiError(400, "malformed", "send {\"game\": {...}}: the game as the score keeper keeps it")

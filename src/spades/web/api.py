@@ -30,6 +30,7 @@ from spades.scorekeeper import ScoreSheet, ScoreSheetError, bid_choices
 from spades.shuffle.fair import FairDealError, check_server_seed
 from spades.shuffle.verify import derive_hand
 from spades.variants import PRESETS, load_rules, read_record
+from spades.web.security import BadJson, load_json
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 """The pages, styles, scripts and icons served at ``/``."""
@@ -53,7 +54,7 @@ class LimitedRoute(APIRoute):
 
         async def limited(request: Request) -> Response:
             length = request.headers.get("content-length")
-            if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > MAX_BODY):
                 return _refuse(413, "too_large", f"a request body may be at most {MAX_BODY} bytes")
             size = 0
             chunks: list[bytes] = []
@@ -63,6 +64,11 @@ class LimitedRoute(APIRoute):
                     return _refuse(413, "too_large", f"a request body may be at most {MAX_BODY} bytes")
                 chunks.append(chunk)
             request._body = b"".join(chunks)  # Starlette reads the cached body from here
+            if request._body:
+                try:
+                    load_json(request._body)  # what the site cannot read, keep or send back: named here
+                except BadJson as e:
+                    return _refuse(400, e.code, e.reason)
             try:
                 return await handler(request)
             except RecursionError:

@@ -61,7 +61,7 @@ def _int(request: Request, name: str, default: int, low: int, high: int) -> int:
     text = request.query_params.get(name)
     if text is None or text == "":
         return default
-    if not text.strip().isdigit() or len(text) > 9:
+    if not (text.strip().isascii() and text.strip().isdigit()) or len(text) > 9:  # isdigit alone takes "²"
         raise LabInputError(f"{name} must be a whole number from {low} to {high}, not {text[:20]!r}")
     value = int(text)
     if not low <= value <= high:

@@ -14,9 +14,10 @@ on a state-changing request. ``docs/security.md`` explains the choices.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
@@ -82,6 +83,60 @@ def refusal(headers: Headers, scheme: str, allowed_origins: Iterable[str]) -> tu
     return None
 
 
+class BadJson(ValueError):
+    """A request body that is not JSON the site can keep: ``code`` and a ``reason`` naming the field."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code, self.reason = code, reason
+
+
+def lone_surrogate(data: Any, path: str = "") -> str | None:
+    """Where ``data`` holds a string with a lone surrogate (``"\\ud800"``: JSON can write it, UTF-8 cannot
+    store or send it), as a path like ``game.players[2]``; ``None`` when nowhere."""
+    stack: list[tuple[str, Any]] = [(path, data)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and any("\ud800" <= ch <= "\udfff" for ch in item):
+                return where or "the body"
+        elif isinstance(item, dict):
+            for k, v in item.items():
+                key = f"{where}.{k}" if where else str(k)
+                if isinstance(k, str) and lone_surrogate(k) is not None:
+                    return key
+                stack.append((key, v))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
+    return None
+
+
+def load_json(raw: bytes) -> Any:
+    """A request body as JSON, refusing (``BadJson``) what the site could not store or send back: text that
+    is not JSON, nesting too deep, numbers too long to read and strings with lone surrogates. Every JSON
+    body the site reads goes through here (the server's endpoints and the web package's routes)."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as e:  # ValueError also covers numbers of over 4,300 digits
+        detail = "a number is too long" if "digits" in str(e) else "the request body is not valid JSON"
+        raise BadJson("malformed", detail) from None
+    where = lone_surrogate(data)
+    if where is not None:
+        raise BadJson("bad_text", f"{where}: the text has a lone surrogate (half of a UTF-16 pair), which is not text")
+    return data
+
+
+class SafeJSONResponse(JSONResponse):
+    """A JSON answer that never fails to encode: a lone surrogate kept from before (a stored score game)
+    is written as a ``\\ud800`` escape instead of failing the whole answer with a server error."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
 class SiteGuard:
     """The middleware: origin and content-type checks, the request quota, security headers."""
 
@@ -127,4 +182,5 @@ class SiteGuard:
         await self.app(scope, receive, send_guarded)
 
 
-__all__ = ["CSP", "SiteGuard", "refusal", "security_headers"]
+__all__ = ["CSP", "BadJson", "SafeJSONResponse", "SiteGuard", "load_json", "lone_surrogate", "refusal",
+           "security_headers"]
