@@ -14,6 +14,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request, Response, WebSocket
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from starlette.websockets import WebSocketDisconnect
 
 from spades.ai.base import PLAYER_LEVELS
@@ -55,6 +56,48 @@ class ApiError(Exception):
     def __init__(self, status: int, code: str, reason: str) -> None:
         super().__init__(reason)
         self.status, self.code, self.reason = status, code, reason
+
+
+class NameBody(BaseModel):
+    """``POST /api/me/name``."""
+
+    name: str = Field(description="the new display name: 1 to 32 characters")
+
+
+class AccountBody(BaseModel):
+    """``POST /api/register`` and ``POST /api/login``."""
+
+    username: str = Field(description="3 to 32 letters, digits, '_', '.' or '-'")
+    password: str = Field(description="8 to 256 characters")
+
+
+class PlayBody(BaseModel):
+    """``POST /api/play``: a game against the computer."""
+
+    rules: str | dict[str, Any] = Field("standard", description="a preset name, or {\"preset\": ..., overrides}")
+    turn_seconds: float | None = Field(None, description=f"1 to {MAX_TURN_SECONDS}, or null for no timer")
+    bot_level: str | None = Field(None, description="one of GET /api/levels")
+
+
+class TableBody(PlayBody):
+    """``POST /api/tables``."""
+
+    public: bool = True
+    rated: bool = False
+    sit: bool = Field(True, description="take seat 0 at once")
+
+
+class ScoreGameBody(BaseModel):
+    """``PUT /api/scoregames/{game_id}``: the game as the score keeper keeps it (``id`` as in the address,
+    ``name``, ``updated`` in milliseconds, ``hands``, and whatever else the page keeps)."""
+
+    game: dict[str, Any]
+
+
+def json_body(model: type[BaseModel]) -> dict[str, Any]:
+    """An endpoint's request body in the OpenAPI schema (the endpoint reads and checks the body itself, so
+    its errors keep the site's ``{"error": ...}`` form)."""
+    return {"requestBody": {"required": False, "content": {"application/json": {"schema": model.model_json_schema()}}}}
 
 
 def player_json(p: PlayerRow) -> dict[str, Any]:
@@ -183,7 +226,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         """The same as ``GET /api/me``, for clients that prefer POST."""
         return player_json(await current_player(request, response))
 
-    @app.post("/api/me/name")
+    @app.post("/api/me/name", openapi_extra=json_body(NameBody))
     async def rename(request: Request, response: Response) -> dict[str, Any]:
         """Change the display name."""
         p = await current_player(request, response)
@@ -193,7 +236,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         await hub().db(hub().storage.rename_player, p.id, name)
         return player_json(PlayerRow(p.id, name, p.username, p.rating_mu, p.rating_sigma, p.rated_games))
 
-    @app.post("/api/register")
+    @app.post("/api/register", openapi_extra=json_body(AccountBody))
     async def register(request: Request, response: Response) -> dict[str, Any]:
         """The current (guest) player claims an account: a user name and a password."""
         p = await current_player(request, response)
@@ -214,7 +257,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         await new_session(request, response, p.id)
         return player_json(PlayerRow(p.id, p.name, username, p.rating_mu, p.rating_sigma, p.rated_games))
 
-    @app.post("/api/login")
+    @app.post("/api/login", openapi_extra=json_body(AccountBody))
     async def login(request: Request, response: Response) -> dict[str, Any]:
         """Log in; too many failures for a user name or an address answer 429 for a while."""
         data = await body(request)
@@ -293,7 +336,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         t = await hub().create_table(TableRow(tid, spec, settings, public, invite, p.id, time.time()), seats)
         return {"id": tid, "invite": invite, "table": t.info()}
 
-    @app.post("/api/tables")
+    @app.post("/api/tables", openapi_extra=json_body(TableBody))
     async def create_table(request: Request, response: Response) -> dict[str, Any]:
         """A new table: ``{"rules": preset or {"preset": ..., overrides}, "public": true, "turn_seconds": 30,
         "bot_level": "normal", "rated": false, "sit": true}``."""
@@ -304,7 +347,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         seats = [(0, Seat(p.id, p.name))] if data.get("sit", True) is True else []
         return await new_table(p, spec, settings, public, seats)
 
-    @app.post("/api/play")
+    @app.post("/api/play", openapi_extra=json_body(PlayBody))
     async def play_alone(request: Request, response: Response) -> dict[str, Any]:
         """Play alone against the computer at once: you in seat 0, bots in the others, dealt now."""
         p = await current_player(request, response)
@@ -394,7 +437,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         rows = await hub().db(hub().storage.score_games, p.id)
         return {"games": [score_game_json(r) for r in rows], "limit": MAX_SCORE_GAMES}
 
-    @app.put("/api/scoregames/{game_id}", response_model=None)
+    @app.put("/api/scoregames/{game_id}", response_model=None, openapi_extra=json_body(ScoreGameBody))
     async def save_score_game(game_id: str, request: Request, response: Response) -> dict[str, Any] | JSONResponse:
         """Keep a score-keeper game: ``{"game": {"id", "name", "updated", "hands", ...}}``. A copy on the server
         changed later than this one is kept and answered with 409 ``newer_on_server`` and that copy."""
