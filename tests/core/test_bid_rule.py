@@ -12,8 +12,7 @@ from spades.core.bidding import legal_bids, possible_bids
 from spades.scorekeeper import ScoreSheet, ScoreSheetError
 from spades.variants import load_rules
 
-SPECS = ["tournament", "suicide", {"min_side_bid": 4, "max_side_bid": 10}, {"preset": "cutthroat", "min_side_bid": 3},
-         {"max_side_bid": 7}]
+SPECS = ["tournament", "suicide", {"min_side_bid": 4, "max_side_bid": 10}, {"preset": "cutthroat", "min_side_bid": 3}]
 """(With team bidding the sheet also takes a side's total typed as both partners' numbers, which the engine
 never bids: the score sheet's twin, ``js/scoring.js``, does too.)"""
 VALUES = [NIL, *(BidValue(k) for k in (1, 3, 4, 9))]
