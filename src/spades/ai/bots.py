@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from spades.ai.base import Decision, infer_bags, only_action
 from spades.ai.bidding import (
@@ -22,7 +22,7 @@ from spades.ai.bidding import (
 )
 from spades.ai.knowledge import Knowledge
 from spades.ai.play import PlayChooser, easy_play
-from spades.ai.search import ismcts_play, pimc_bid, pimc_play
+from spades.ai.search import BidSearch, SearchStats, ismcts_play, pimc_bid, pimc_play
 from spades.ai.situation import Situation
 from spades.core.actions import Accept, Bid, BidValue, Look, Play
 from spades.core.cards import card_name
@@ -156,19 +156,29 @@ class ExpertBot(_Searcher):
     def play(self, view: HandView, totals: tuple[int, ...], bags: tuple[int, ...],
              deadline: float | None) -> Decision:
         """The card with the best expected score over sampled deals."""
+        return self.play_search(view, totals, bags, deadline)[0]
+
+    def play_search(self, view: HandView, totals: tuple[int, ...], bags: tuple[int, ...],
+                    deadline: float | None, keep: Sequence[int] = (), max_worlds: int = 400,
+                    min_worlds: int | None = None) -> tuple[Decision, SearchStats | None]:
+        """The expert's card and what its search found (``None`` where a firm rule decided without
+        searching). ``keep``: cards searched on every deal whatever they show (a review's played card)."""
         assert view.seat is not None
         k = Knowledge.from_view(view)
         sit = situation(view, bags)
         chooser = PlayChooser(view, k, sit)
         rule_card, rule_why = chooser.choose()
         if chooser.firm:
-            return Decision(Play(view.seat, rule_card), rule_why)
+            return Decision(Play(view.seat, rule_card), rule_why), None
         # With a nil alive a trick swings a hundred points or more: the search overrules the rules of
         # thumb on a smaller, surer gain than in other hands.
         nil_live = sit.my_nil or sit.partner_nil or bool(sit.opp_nils)
+        if min_worlds is None:
+            min_worlds = 2 if self.budget < 0.02 else 8
         card, stats = pimc_play(view, k, totals, bags, self._deadline(deadline), self.rng, prior=rule_card,
-                                min_worlds=2 if self.budget < 0.02 else 8, hard_deadline=self._hard(deadline),
-                                clock=self.clock, margin=0.0 if nil_live else 2.0, z=1.0 if nil_live else 2.0)
+                                min_worlds=min_worlds, hard_deadline=self._hard(deadline), max_worlds=max_worlds,
+                                clock=self.clock, margin=0.0 if nil_live else 2.0, z=1.0 if nil_live else 2.0,
+                                keep=keep)
         if card == rule_card or stats.worlds == 0 or len(stats.means) == 1:
             why = rule_why
         else:
@@ -176,32 +186,37 @@ class ExpertBot(_Searcher):
         if len(stats.means) > 1 and card != rule_card and rule_card in stats.means:
             gain = stats.means[card] - stats.means[rule_card]
             why += f" ({gain:+.0f} over the {card_name(rule_card)})"
-        return Decision(Play(view.seat, card), why)
+        return Decision(Play(view.seat, card), why), stats
 
     def bid(self, view: HandView, totals: tuple[int, ...], bags: tuple[int, ...],
             deadline: float | None) -> Decision:
         """Simulate the hand a few dozen times and bid what scores best; rules of thumb for blind calls."""
+        return self.bid_search(view, totals, bags, deadline)[0]
+
+    def bid_search(self, view: HandView, totals: tuple[int, ...], bags: tuple[int, ...],
+                   deadline: float | None, max_worlds: int = 160) -> tuple[Decision, BidSearch | None]:
+        """The expert's bid and what its simulation found (``None`` where rules of thumb decided)."""
         assert view.seat is not None
         md = choose_misdeal(view)
         if md is not None:
-            return Decision(*md)
+            return Decision(*md), None
         numbers = [a for a in view.legal if isinstance(a, Bid) and not a.value.blind]
         if view.may_bid_blind or view.hand is None or len(numbers) <= 1 or view.rules.forced_bids == "mirror":
-            return Decision(*choose_bid(view, totals, bags))
+            return Decision(*choose_bid(view, totals, bags)), None
         rule_action, rule_why = choose_bid(view, totals, bags)
         k = Knowledge.from_view(view)
         found = pimc_bid(view, k, totals, bags, self._deadline(deadline, 2.0), self.rng, numbers_only=True,
-                         hard_deadline=self._hard(deadline), clock=self.clock)
+                         hard_deadline=self._hard(deadline), clock=self.clock, max_worlds=max_worlds)
         if found.worlds == 0:
-            return Decision(rule_action, rule_why)
+            return Decision(rule_action, rule_why), found
         nil_ok = any(isinstance(a, Bid) and a.value.is_nil and not a.value.blind for a in view.legal)
         u_nil = found.nil_utility(view.rules.nil_points) if nil_ok else None
         if u_nil is not None and u_nil > found.utility:
             return Decision(Bid(view.seat, BidValue(0)), f"bid nil: it survived {found.nil_rate:.0%} of "
-                                                          f"{found.worlds} simulated deals, and scores best")
+                                                          f"{found.worlds} simulated deals, and scores best"), found
         est = estimate_tricks(view.rules, k.own)
         return Decision(Bid(view.seat, found.best), f"I count about {est:.1f} tricks; {found.best.tricks} scored "
-                                                    f"best over {found.worlds} simulated deals")
+                                                    f"best over {found.worlds} simulated deals"), found
 
 
 class IsmctsBot(_Searcher):

@@ -22,6 +22,7 @@ from rich.table import Table
 
 from spades.ai.arena import decision_times, run_arena
 from spades.ai.base import LEVELS
+from spades.ai.review import Review, review_record
 from spades.ai.suggest import suggest, suggestion_json
 from spades.cliutil import fail, read_json_file, rules_from_cli
 from spades.core.errors import RecordError, SpadesError
@@ -151,8 +152,67 @@ def bench_bots_cmd(
     Console(highlight=False).print(t)
 
 
+def _read_record_file(file: Path) -> dict[str, Any]:
+    data = read_json_file(file)
+    if not isinstance(data, dict):
+        fail(f"{file} is not a game record: a record is a JSON object")
+    return data
+
+
+def review_cmd(
+    file: Path,
+    seat: Annotated[int | None, typer.Option("--seat", help="the seat to review (default: every seat)")] = None,
+    level: Annotated[str, typer.Option("--level", help="the reviewer: expert (the only one that measures)")] = "expert",
+    budget: Annotated[float | None, typer.Option(
+        "--budget", help="at most this many seconds a decision (default: fixed sample sizes, deterministic)")] = None,
+    seed: Annotated[int, typer.Option(help="seed for the sampled deals")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """What each decision of a seat cost: the expert's choice, the expected points of both, the loss and a label."""
+    if level != "expert":
+        fail(f"only the expert reviews games, not {level!r}")
+    if budget is not None and not budget > 0:
+        fail("--budget must be a positive number of seconds")
+    data = _read_record_file(file)
+    show = not as_json or sys.stderr.isatty()
+    try:
+        with _progress(show, "reviewing") as update:
+            review = review_record(data, seat, seed=seed, budget=budget, progress=update)
+    except RecordError as e:
+        fail(f"{file}: {e}")
+    except SpadesError as e:
+        fail(str(e))
+    if as_json:
+        typer.echo(json.dumps(review.to_json()))
+        return
+    _print_review(review)
+
+
+def _print_review(review: Review) -> None:
+    out = Console(highlight=False)
+    t = Table(title="review" + ("" if review.seat is None else f" of seat {review.seat}"))
+    for col in ("hand", "#", "seat", "played", "expert", "loss", "label", "why"):
+        t.add_column(col, justify="right" if col in ("hand", "#", "seat", "loss") else "left")
+    colour = {"inaccuracy": "yellow", "mistake": "dark_orange", "blunder": "red"}
+    for d in review.decisions:
+        if d.label == "fine":
+            continue
+        js = d.to_json()
+        played = ", ".join(str(v) for k, v in js["played"].items() if k != "seat")
+        best = ", ".join(str(v) for k, v in js["best"].items() if k != "seat")
+        t.add_row(str(d.hand), str(d.action), str(d.seat), played, best, f"{d.loss:.1f} +- {d.stderr:.1f}",
+                  f"[{colour[d.label]}]{d.label}[/]", d.reason)
+    out.print(t)
+    s = review.summary()
+    lost = s["points_lost"]
+    labels = ", ".join(f"{n} {k}" for k, n in s["by_label"].items())
+    out.print(f"{s['decisions']} decisions: {labels}; points lost in bidding {lost['bidding']}, "
+              f"in play {lost['play']}")
+
+
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
-    """Add ``suggest``, ``arena`` and ``bench bots`` to the ``spades`` command."""
+    """Add ``suggest``, ``review``, ``arena`` and ``bench bots`` to the ``spades`` command."""
     app.command("suggest")(suggest_cmd)
+    app.command("review")(review_cmd)
     app.command("arena")(arena_cmd)
     bench_app.command("bots")(bench_bots_cmd)

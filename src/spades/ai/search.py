@@ -87,12 +87,16 @@ class SearchStats:
 
     worlds: int = 0
     means: dict[int, float] = field(default_factory=dict)
+    values: dict[int, list[float]] = field(default_factory=dict)
+    """Each candidate's utility deal by deal (deal ``i`` is the same for every candidate; a candidate
+    dropped early has the first deals only): what a review pairs to measure one card against another."""
 
 
 def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[int], deadline: float,
               rng: random.Random, prior: int | None = None, max_worlds: int = 400, min_worlds: int = 8,
               margin: float = 2.0, hard_deadline: float | None = None,
-              clock: Callable[[], float] = time.monotonic, z: float = 2.0) -> tuple[int, SearchStats]:
+              clock: Callable[[], float] = time.monotonic, z: float = 2.0,
+              keep: Sequence[int] = (), only: Sequence[int] | None = None) -> tuple[int, SearchStats]:
     """The expert's card: the best mean utility over deals sampled until ``deadline``.
 
     With a ``prior`` (the rule-based choice) the search keeps it unless another card beats it, deal
@@ -121,6 +125,8 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
     dsum = dict.fromkeys(cands, 0.0)
     dsq = dict.fromkeys(cands, 0.0)
     count = dict.fromkeys(cands, 0)
+    values: dict[int, list[float]] = {c: [] for c in cands}
+    stats.values = values
     live = list(cands)
     while stats.worlds < max_worlds:
         if (stats.worlds >= min_worlds and clock() >= deadline) or (
@@ -134,6 +140,7 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
             h.play_fast(c)
             ro.play_out(h)
             utils[c] = ro.utility(h)[side]
+            values[c].append(utils[c])
             sums[c] += utils[c]
             count[c] += 1
         u_ref = utils[ref]
@@ -144,7 +151,7 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
         stats.worlds += 1
         if stats.worlds >= 12 and stats.worlds % 4 == 0 and len(live) > 2:
             # Stop spending deals on cards that cannot plausibly beat the reference: the rest get more.
-            live = [c for c in live if c == ref or not _hopeless(dsum[c], dsq[c], count[c], margin)]
+            live = [c for c in live if c == ref or c in keep or not _hopeless(dsum[c], dsq[c], count[c], margin)]
         if stats.worlds >= 16 and stats.worlds % 8 == 0 and _settled(dsum, dsq, count, live, margin):
             break
     stats.means = {c: sums[c] / max(1, count[c]) for c in cands}
@@ -205,6 +212,9 @@ class BidSearch:
     """Mean utility of the deals where the simulated nil survived (``None``: none did)."""
     nil_failed: float | None = None
     """Mean utility of the deals where it failed (``None``: none did)."""
+    values: dict[BidValue, list[float]] = field(default_factory=dict)
+    """Each legal bid's utility deal by deal (the same deals for every bid; nil unscaled): what a review
+    pairs to measure one bid against another."""
 
     def nil_utility(self, nil_points: int, fail_scale: float = NIL_FAIL_SCALE) -> float | None:
         """The expected utility of bidding nil with the simulation's failure rate scaled by ``fail_scale``
@@ -240,6 +250,7 @@ def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[in
     worlds = 0
     nil_u_made: list[float] = []
     nil_u_failed: list[float] = []
+    nil_values: list[float] = []
     while worlds < max_worlds and (worlds < 6 or clock() < deadline):
         if hard_deadline is not None and time.monotonic() >= hard_deadline:
             break
@@ -258,17 +269,20 @@ def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[in
                 results_num.append((list(h.bids), list(h.tricks_taken)))
             else:
                 u_nil = ro.score(h.bids, h.tricks_taken)[side]
+                nil_values.append(u_nil)
                 (nil_u_made if h.tricks_taken[me] == 0 else nil_u_failed).append(u_nil)
         worlds += 1
     best: BidValue | None = None
     best_u = -1e9
+    values: dict[BidValue, list[float]] = {}
     for b in numbers:
-        u = 0.0
+        per_deal = []
         for bids, tricks in results_num:
             bb = bids[:]
             bb[me] = b
-            u += ro.score(bb, tricks)[side]
-        u /= max(1, len(results_num))
+            per_deal.append(ro.score(bb, tricks)[side])
+        values[b] = per_deal
+        u = sum(per_deal) / max(1, len(results_num))
         if u > best_u:
             best, best_u = b, u
     if nil_ok and (not numbers_only or best is None):
@@ -276,9 +290,11 @@ def pimc_bid(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[in
         if u > best_u or best is None:
             best, best_u = BidValue(0), u
     assert best is not None
+    if nil_ok:
+        values[BidValue(0)] = nil_values
     return BidSearch(best, best_u, len(nil_u_made) / max(1, worlds) if nil_ok else 0.0, worlds,
                      sum(nil_u_made) / len(nil_u_made) if nil_u_made else None,
-                     sum(nil_u_failed) / len(nil_u_failed) if nil_u_failed else None)
+                     sum(nil_u_failed) / len(nil_u_failed) if nil_u_failed else None, values)
 
 
 def _bid_world(v: HandView, hands: list[int], bids: list[BidValue | None]) -> Hand:

@@ -1,0 +1,377 @@
+"""Game review: what each decision of a seat cost, hand by hand.
+
+For every decision a seat made in a game (a bid, a blind decision, a nil exchange, a card), the review
+asks the ``expert`` what it would have done from that seat's view at that moment (``view_hand``: never
+a card the seat could not see), and measures the action played against the expert's choice on the same
+sampled deals (common random numbers), so the standard error of their difference is small even when
+each value alone is noisy:
+
+- cards: the expert's own search (``ExpertBot.play_search``) with the played card kept on every deal;
+  where a firm rule of thumb decides (no search), both cards are played out on the same deals;
+- bids: the expert's bidding simulation (``ExpertBot.bid_search``), which already scores every legal
+  bid on the same deals;
+- blind decisions (look, or bid blind) and nil exchanges: both actions played out on the same deals.
+
+The loss is the expert's expected points minus the played action's. A decision is labelled
+``inaccuracy``, ``mistake`` or ``blunder`` only when the loss exceeds twice its standard error *and*
+the label's threshold in points (``THRESHOLDS``); otherwise it is ``fine``. A decision with one legal
+action is not reviewed, nor are misdeal calls, team-bidding accepts, the dealer's discard and the
+two-handed draw (the expert decides those by rules of thumb and has no search to measure them with).
+
+Sampling is seeded per decision, and sizes are fixed numbers of deals, so a review is deterministic for
+its seed (a time cap per decision, ``budget``, makes it depend on the machine's speed).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from spades.ai.bidding import choose_bid, choose_pass, estimate_tricks
+from spades.ai.bots import ExpertBot
+from spades.ai.knowledge import Knowledge
+from spades.ai.rollout import Rollout
+from spades.ai.search import _bid_world, world_hands
+from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.cards import card_name, card_text
+from spades.core.errors import RecordError
+from spades.core.game import Game
+from spades.core.hand import Phase
+from spades.core.view import HandView, action_to_dict, hand_from_view, view_hand
+from spades.variants import read_record
+
+LABELS = ("fine", "inaccuracy", "mistake", "blunder")
+THRESHOLDS = {"inaccuracy": 1.5, "mistake": 4.0, "blunder": 20.0}
+"""Points a decision must lose (besides twice its standard error) for each label."""
+PLAY_DEALS = 48
+"""Deals a card decision is measured on (the expert's search may settle sooner)."""
+BID_DEALS = 48
+"""Deals a bid, a blind decision or an exchange is measured on."""
+FIRM_DEALS = 24
+"""Deals for a card where a firm rule of thumb decided (two cards, no search)."""
+MORE_DEALS = 24
+MAX_DEALS = 144
+"""An undecided measurement (a loss above the smallest threshold but within 2.5 standard errors) gets
+``MORE_DEALS`` more deals at a time, up to ``MAX_DEALS`` in all: with a nil alive one deal can swing
+hundreds of points."""
+
+
+@dataclass(frozen=True)
+class ReviewedDecision:
+    """One decision: what was played, what the expert prefers, and what the difference cost."""
+
+    hand: int
+    """The hand's index in the record (from 0)."""
+    action: int
+    """The action's index in the record's hand (a blind decision's look, which records leave out, takes
+    the index of the bid that follows it)."""
+    kind: str
+    """``bid``, ``blind``, ``pass`` or ``play``."""
+    played: Action
+    best: Action
+    played_value: float
+    best_value: float
+    stderr: float
+    """The standard error of the loss (paired over the same deals)."""
+    deals: int
+    loss: float
+    label: str
+    reason: str
+
+    @property
+    def seat(self) -> int:
+        """The seat that decided."""
+        return self.played.seat
+
+    def to_json(self) -> dict[str, Any]:
+        """The decision as ``spades review --json`` gives it."""
+        return {"hand": self.hand, "action": self.action, "kind": self.kind,
+                "played": action_to_dict(self.played), "best": action_to_dict(self.best),
+                "expected": {"played": round(self.played_value, 2), "best": round(self.best_value, 2),
+                             "stderr": round(self.stderr, 2)},
+                "deals": self.deals, "loss": round(self.loss, 2), "label": self.label, "reason": self.reason}
+
+
+@dataclass
+class Review:
+    """A reviewed game (one seat's decisions, or every seat's)."""
+
+    seat: int | None
+    decisions: list[ReviewedDecision] = field(default_factory=list)
+    not_reviewed: int = 0
+    """Decisions with a choice that the review does not measure (misdeal calls, discards, draws, accepts)."""
+
+    def summary(self, seat: int | None = None) -> dict[str, Any]:
+        """Points lost in flagged decisions (bidding: bids, blind decisions and exchanges; play: cards)
+        and the count of each label."""
+        ds = [d for d in self.decisions if seat is None or d.seat == seat]
+        lost = {"bidding": 0.0, "play": 0.0}
+        for d in ds:
+            if d.label != "fine":
+                lost["play" if d.kind == "play" else "bidding"] += d.loss
+        by_label = dict.fromkeys(LABELS, 0)
+        for d in ds:
+            by_label[d.label] += 1
+        return {"points_lost": {k: round(v, 1) for k, v in lost.items()}, "by_label": by_label,
+                "decisions": len(ds)}
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``spades review --json`` shape: ``{"seat", "decisions": [...], "summary": {...}}`` (every
+        seat: ``seat`` is null and ``by_seat`` holds each seat's summary)."""
+        out: dict[str, Any] = {"seat": self.seat, "decisions": [d.to_json() for d in self.decisions],
+                               "summary": self.summary(), "not_reviewed": self.not_reviewed}
+        if self.seat is None:
+            seats = sorted({d.seat for d in self.decisions})
+            out["by_seat"] = {str(s): self.summary(s) for s in seats}
+        return out
+
+
+def label_for(loss: float, stderr: float) -> str:
+    """The label of a loss: the worst whose threshold it passes, and only beyond twice its standard error."""
+    if loss <= 2.0 * stderr:
+        return "fine"
+    for name in ("blunder", "mistake", "inaccuracy"):
+        if loss > THRESHOLDS[name]:
+            return name
+    return "fine"
+
+
+@dataclass(frozen=True)
+class Position:
+    """A decision to review: the game just before it, and the action taken."""
+
+    hand: int
+    action: int
+    game_totals: tuple[int, ...]
+    bags: tuple[int, ...]
+    view: HandView
+    played: Action
+
+
+def positions(data: dict[str, Any], seat: int | None = None) -> tuple[list[Position], int]:
+    """The decisions of ``seat`` (or every seat) in a record worth reviewing, and how many with a choice
+    are left out. Raises ``RecordError`` for a bad record."""
+    full = read_record(data)
+    n = full.rules.layout.n
+    if seat is not None and not 0 <= seat < n:
+        raise RecordError(f"seat must be from 0 to {n - 1}, not {seat}")
+    hands = data["hands"]
+    out: list[Position] = []
+    skipped = 0
+    for hi, done in enumerate(full.hands):
+        start = dict(hands[hi])
+        start["actions"] = []
+        start.pop("time_up", None)
+        game = read_record({**data, "hands": [*hands[:hi], start]})
+        j = 0
+        for act in done.actions:
+            hand = game.hand
+            if (seat is None or act.seat == seat) and not isinstance(act, Accept):
+                v = view_hand(hand, act.seat)
+                if len(v.legal) > 1:
+                    if _reviewable(v, act):
+                        out.append(Position(hi, j, tuple(game.totals), tuple(game.bags), v, act))
+                    else:
+                        skipped += 1
+            game.apply(act)
+            if not isinstance(act, Look | Accept):
+                j += 1
+    return out, skipped
+
+
+def _reviewable(v: HandView, act: Action) -> bool:
+    if isinstance(act, Misdeal | Discard | Draw):
+        return False
+    if isinstance(act, Play | Pass):
+        return True
+    if isinstance(act, Look) or (isinstance(act, Bid) and act.value.blind):
+        return v.may_bid_blind
+    return isinstance(act, Bid) and v.hand is not None and any(isinstance(a, Bid) for a in v.legal)
+
+
+def review_record(data: dict[str, Any], seat: int | None = None, seed: int = 0, budget: float | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> Review:
+    """Review a ``spades-record/1`` game for ``seat`` (every seat when ``None``); ``progress(done, total)``
+    is called after each decision. ``budget``: at most that many seconds a decision (else fixed sizes)."""
+    todo, skipped = positions(data, seat)
+    review = Review(seat, not_reviewed=skipped)
+    if progress is not None:
+        progress(0, len(todo))
+    for i, p in enumerate(todo):
+        d = review_position(p, seed, budget)
+        if d is not None:
+            review.decisions.append(d)
+        if progress is not None:
+            progress(i + 1, len(todo))
+    return review
+
+
+def review_game_position(game: Game, action: Action, seed: int = 0, budget: float | None = None,
+                         hand: int = 0, index: int = 0) -> ReviewedDecision | None:
+    """Review one decision: ``action`` taken by its seat in ``game``'s current position."""
+    v = view_hand(game.hand, action.seat)
+    return review_position(Position(hand, index, tuple(game.totals), tuple(game.bags), v, action), seed, budget)
+
+
+def review_position(p: Position, seed: int = 0, budget: float | None = None) -> ReviewedDecision | None:
+    """Measure one decision against the expert's choice (``None``: nothing the review can measure)."""
+    rng = random.Random(f"review:{seed}:{p.hand}:{p.action}:{p.played.seat}:{type(p.played).__name__}")
+    bot = ExpertBot(budget=budget if budget is not None else 1e9)
+    bot.rng = rng
+    v = p.view
+    if isinstance(p.played, Play):
+        return _review_play(p, bot, rng)
+    if isinstance(p.played, Pass):
+        best, why = choose_pass(v)
+        kind = "pass"
+    elif v.may_bid_blind:
+        best, why = choose_bid(v, p.game_totals, p.bags)
+        kind = "blind"
+    else:
+        return _review_bid(p, bot, rng, budget)
+    vp, vb = _paired_actions(p, [p.played, best], rng, budget)
+    _extend(p, best, vp, vb, rng, budget)
+    return _measure(p, kind, best, why, vp, vb)
+
+
+def _review_bid(p: Position, bot: ExpertBot, rng: random.Random, budget: float | None) -> ReviewedDecision | None:
+    v = p.view
+    decision, found = bot.bid_search(v, p.game_totals, p.bags, None, max_worlds=BID_DEALS)
+    assert isinstance(p.played, Bid)
+    if found is None or p.played.value not in found.values or not isinstance(decision.action, Bid) \
+            or decision.action.value not in found.values:
+        return None
+    vp, vb = list(found.values[p.played.value]), list(found.values[decision.action.value])
+    _extend(p, decision.action, vp, vb, rng, budget)
+    return _measure(p, "bid", decision.action, decision.reason, vp, vb)
+
+
+def _review_play(p: Position, bot: ExpertBot, rng: random.Random) -> ReviewedDecision:
+    assert isinstance(p.played, Play)
+    played = p.played.card
+    decision, stats = bot.play_search(p.view, p.game_totals, p.bags, None, keep=(played,), max_worlds=PLAY_DEALS,
+                                      min_worlds=PLAY_DEALS // 2)
+    assert isinstance(decision.action, Play)
+    best = decision.action.card
+    if stats is not None and played in stats.values and best in stats.values:
+        n = min(len(stats.values[played]), len(stats.values[best]))
+        vp, vb = stats.values[played][:n], stats.values[best][:n]
+    else:
+        # A firm rule decided: play both cards out on the same deals.
+        vp, vb = _paired_actions(p, [p.played, decision.action], rng, bot.budget, FIRM_DEALS)
+    _extend(p, decision.action, vp, vb, rng, bot.budget)
+    return _measure(p, "play", decision.action, decision.reason, vp, vb)
+
+
+def _extend(p: Position, best: Action, vp: list[float], vb: list[float], rng: random.Random,
+            budget: float | None) -> None:
+    """More paired deals while the measurement is undecided (see ``MORE_DEALS``)."""
+    while p.played != best and len(vp) < MAX_DEALS:
+        loss, se = _loss(vp, vb)
+        if loss <= THRESHOLDS["inaccuracy"] or loss > 2.5 * se:
+            return
+        more_p, more_b = _paired_actions(p, [p.played, best], rng, budget, MORE_DEALS)
+        if not more_p:
+            return
+        vp.extend(more_p)
+        vb.extend(more_b)
+
+
+def _loss(vp: list[float], vb: list[float]) -> tuple[float, float]:
+    """The mean paired loss (best minus played) and its standard error."""
+    n = min(len(vp), len(vb))
+    if n == 0:
+        return 0.0, 0.0
+    diffs = [vb[i] - vp[i] for i in range(n)]
+    loss = sum(diffs) / n
+    var = sum((d - loss) ** 2 for d in diffs) / max(1, n - 1)
+    return loss, math.sqrt(var / n)
+
+
+def _paired_actions(p: Position, actions: Sequence[Action], rng: random.Random, budget: float | None,
+                    deals: int = BID_DEALS) -> tuple[list[float], list[float]]:
+    """Two actions' utilities for the seat's side over the same sampled deals (equal actions: one)."""
+    v = p.view
+    assert v.seat is not None
+    me = v.seat
+    k = Knowledge.from_view(v)
+    ro = Rollout(v.rules, p.bags, p.game_totals, v.bidless)
+    side = v.rules.layout.side_of[me]
+    same = actions[0] == actions[1]
+    out: tuple[list[float], list[float]] = ([], [])
+    stop = None if budget is None or budget >= 1e8 else time.monotonic() + budget
+    for _ in range(deals):
+        if stop is not None and len(out[0]) >= 4 and time.monotonic() >= stop:
+            break
+        deal = k.sample(rng, bids_weight=v)
+        hands = world_hands(v, k, deal)
+        for i, a in enumerate(actions):
+            if i == 1 and same:
+                out[1].append(out[0][-1])
+                continue
+            out[i].append(_play_out(v, hands, a, ro)[side])
+    return out
+
+
+def _play_out(v: HandView, hands: list[int], a: Action, ro: Rollout) -> list[float]:
+    """Every side's utility once ``a`` is taken in a guessed deal and the hand played out by the rules."""
+    assert v.seat is not None
+    me = v.seat
+    if v.phase is Phase.BID:
+        rules = v.rules
+        bids: list[BidValue | None] = list(v.bids)
+        for s in range(rules.layout.n):
+            if bids[s] is None and s != me:
+                bids[s] = BidValue(max(1, round(estimate_tricks(rules, hands[s]))))
+        if isinstance(a, Bid):
+            bids[me] = a.value
+        else:  # looked: a number bid by the count of the cards dealt
+            bids[me] = BidValue(max(1, round(estimate_tricks(rules, hands[me]))))
+        h = _bid_world(v, hands, bids)
+    else:
+        h = hand_from_view(v, hands)
+        h.apply_unchecked(a)
+    ro.play_out(h)
+    return ro.utility(h)
+
+
+def _measure(p: Position, kind: str, best: Action, why: str, played_vals: list[float],
+             best_vals: list[float]) -> ReviewedDecision:
+    n = min(len(played_vals), len(best_vals))
+    if p.played == best or n == 0:
+        mean = sum(played_vals) / len(played_vals) if played_vals else 0.0
+        return ReviewedDecision(p.hand, p.action, kind, p.played, best, mean, mean, 0.0, len(played_vals), 0.0,
+                                "fine", f"the expert agrees: {why}")
+    loss, se = _loss(played_vals, best_vals)
+    pv = sum(played_vals[:n]) / n
+    bv = sum(best_vals[:n]) / n
+    label = label_for(loss, se)
+    return ReviewedDecision(p.hand, p.action, kind, p.played, best, pv, bv, se, n, loss, label,
+                            _reason(p.played, best, why, loss, se, label))
+
+
+def action_words(a: Action) -> str:
+    """An action in a few words: ``the queen of hearts``, ``bid 4``, ``nil``, ``look at the cards``."""
+    if isinstance(a, Play):
+        return f"the {card_name(a.card)}"
+    if isinstance(a, Bid):
+        return a.value.text() if a.value.is_nil or a.value.blind else f"bid {a.value.tricks}"
+    if isinstance(a, Look):
+        return "look at the cards"
+    if isinstance(a, Pass):
+        return "pass " + " ".join(card_text(c) for c in sorted(a.cards))
+    return a.describe()
+
+
+def _reason(played: Action, best: Action, why: str, loss: float, se: float, label: str) -> str:
+    if label == "fine":
+        if loss <= 0:
+            return f"as good as the expert's {action_words(best)} here ({why})"
+        return f"close: the expert prefers {action_words(best)} ({why}), by {loss:.1f} +- {se:.1f} points"
+    return (f"{why}: {action_words(best)} was worth about {loss:.0f} points more than "
+            f"{action_words(played)}")
+

@@ -1,0 +1,184 @@
+"""The game review (``spades.ai.review``): honest on the blunder suite and on close calls, deterministic,
+and the search's per-candidate values it is built on."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spades.ai.arena import build_bot
+from spades.ai.knowledge import Knowledge
+from spades.ai.review import THRESHOLDS, label_for, positions, review_game_position, review_record
+from spades.ai.search import pimc_play
+from spades.core import Game, Look, action_to_dict, view_hand
+from spades.core.actions import Action, Play
+from spades.variants import read_record
+
+from .blunders import Position, load_positions
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+POSITIONS = load_positions()
+CLOSE = sorted((DATA / "close_calls").glob("*.json"))
+
+NOT_A_LOSS: dict[str, str] = {
+    # Measured (seed 0): where the suite's blunder is not a measurable loss in the expert's own evaluation.
+    # no_overtake: last to play, overtaking partner's winning card keeps the trick for the side; it costs
+    # nothing when the overtaking card could not win later anyway, and saves bags when it would only
+    # have won a bag later (no_overtake_09: the KS would take a bag after the AS falls; overtaking with
+    # it is 18 +- 3 points better). The review says what the cards are worth, not what the rule says.
+    **{f"no_overtake_{i:02d}": "overtaking costs nothing or saves a bag here"
+       for i in (1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 14)},
+    # nil_pass_high_06: both partners bid blind nil; passing the top spades to a nil partner sinks
+    # partner's nil, so keeping them is better (by about 150 points).
+    "nil_pass_high_06": "partner is nil too: passing the top spades sinks partner's nil",
+    # duck_bags_11: every card left takes the same tricks (the bag comes anyway); duck_bags_12: the bag
+    # costs 3 +- 1 points here (an inaccuracy, not a mistake).
+    "duck_bags_11": "the bag comes anyway",
+    "duck_bags_12": "a small loss: labelled an inaccuracy",
+    # A nil's fate swings a deal by 200+ points: within 144 deals these stay inside two standard errors.
+    "break_nil_01": "too noisy to call (28 +- 20)",
+    "break_nil_09": "too noisy to call",
+    "nil_duck_08": "too noisy to call (the measurement leans the other way)",
+    "nil_duck_12": "too noisy to call",
+}
+
+
+def _at_decision(pos: Position) -> Game:
+    """The position's game, with the implied look made when the recorded decision is a number bid."""
+    game = pos.game
+    v = view_hand(game.hand, pos.seat)
+    if v.hand is None and Look(pos.seat) in v.legal:
+        game.apply(Look(pos.seat))
+    return game
+
+
+def _legal(game: Game, seat: int, shape: dict[str, Any]) -> Action:
+    for a in view_hand(game.hand, seat).legal:
+        if action_to_dict(a) == shape:
+            return a
+    raise AssertionError(f"{shape} is not legal here")
+
+
+def _good_action(game: Game, pos: Position) -> Action:
+    """The listed good action, else the normal player's choice (which avoids every blunder of the suite);
+    for the bid positions (whose label only says "not nil") the review's own expert bid."""
+    if pos.expected:
+        return _legal(game, pos.seat, pos.expected[0])
+    if pos.label == "no_sure_nil":
+        assert pos.forbidden is not None
+        d = review_game_position(game, _legal(game, pos.seat, pos.forbidden[0]))
+        assert d is not None
+        return d.best
+    v = view_hand(game.hand, pos.seat)
+    return build_bot("normal", 0, None).decide(v, tuple(game.totals), None, tuple(game.bags)).action
+
+
+FIRST_OF_EACH = [p for i, p in enumerate(POSITIONS) if i == 0 or POSITIONS[i - 1].label != p.label]
+
+
+@pytest.mark.parametrize("pos", FIRST_OF_EACH, ids=[p.name for p in FIRST_OF_EACH])
+def test_review_on_one_position_of_each_label(pos: Position) -> None:
+    check_position(pos)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pos", POSITIONS, ids=[p.name for p in POSITIONS])
+def test_review_flags_the_blunder_and_never_the_good_action(pos: Position) -> None:
+    check_position(pos)
+
+
+def check_position(pos: Position) -> None:
+    """The listed blunder is flagged a mistake or a blunder (unless ``NOT_A_LOSS`` says why not), and the
+    good action is fine."""
+    game = _at_decision(pos)
+    good = review_game_position(game, _good_action(game, pos))
+    assert good is not None and good.label == "fine", good
+    if pos.forbidden is None:
+        return
+    bad = review_game_position(game, _legal(game, pos.seat, pos.forbidden[0]))
+    assert bad is not None
+    if pos.name in NOT_A_LOSS:
+        assert bad.label in ("fine", "inaccuracy"), f"{pos.name} is now flagged: update NOT_A_LOSS ({bad})"
+        return
+    assert bad.label in ("mistake", "blunder"), f"{pos.label}: {bad}"
+
+
+def test_the_exceptions_are_few() -> None:
+    """The suite's property holds in all but a stated few positions (most of them one label's style rule)."""
+    others = [n for n in NOT_A_LOSS if not n.startswith("no_overtake")]
+    flagged = [p for p in POSITIONS if p.forbidden is not None]
+    assert len(others) <= 8 and len(flagged) - len(NOT_A_LOSS) >= 75
+
+
+@pytest.mark.parametrize("path", CLOSE, ids=[p.stem for p in CLOSE])
+def test_close_calls_are_never_flagged(path: Path) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    info = data["close_call"]
+    for shape in info["actions"]:
+        game = read_record(data)
+        d = review_game_position(game, _legal(game, info["seat"], shape))
+        assert d is not None and d.label == "fine", d
+
+
+def test_there_are_close_calls() -> None:
+    assert len(CLOSE) >= 8
+
+
+def test_labels_need_twice_the_standard_error_and_the_threshold() -> None:
+    assert label_for(THRESHOLDS["blunder"] + 1, 1.0) == "blunder"
+    assert label_for(THRESHOLDS["blunder"] + 1, (THRESHOLDS["blunder"] + 1) / 2) == "fine"
+    assert label_for(THRESHOLDS["mistake"] + 0.5, 0.1) == "mistake"
+    assert label_for(THRESHOLDS["inaccuracy"] + 0.1, 0.01) == "inaccuracy"
+    assert label_for(THRESHOLDS["inaccuracy"] - 0.1, 0.0) == "fine"
+    assert label_for(-50.0, 1.0) == "fine"
+
+
+def _short_record() -> dict[str, Any]:
+    data = json.loads((DATA / "records" / "standard.json").read_text(encoding="utf-8"))
+    data["hands"] = data["hands"][:1]
+    return data
+
+
+def test_a_review_is_deterministic_for_its_seed_and_has_the_issue_shape() -> None:
+    data = _short_record()
+    data["hands"][0]["actions"] = data["hands"][0]["actions"][:24]
+    a = review_record(data, seat=1, seed=5).to_json()
+    b = review_record(data, seat=1, seed=5).to_json()
+    assert a == b
+    assert a["seat"] == 1 and a["decisions"]
+    d = a["decisions"][0]
+    assert set(d) >= {"hand", "action", "played", "best", "expected", "loss", "label", "reason"}
+    assert set(d["expected"]) == {"played", "best", "stderr"}
+    assert set(a["summary"]) >= {"points_lost", "by_label"}
+    assert set(a["summary"]["points_lost"]) == {"bidding", "play"}
+    # Every reviewed action is the record's own action at that index.
+    for d in a["decisions"]:
+        if "look" not in d["played"]:
+            assert data["hands"][d["hand"]]["actions"][d["action"]] == d["played"]
+
+
+def test_decisions_with_one_legal_action_are_not_reviewed() -> None:
+    data = _short_record()
+    todo, _ = positions(data, seat=1)
+    assert todo and all(len(p.view.legal) > 1 for p in todo)
+    game = read_record(data)
+    plays = [a for a in game.hands[0].actions if a.seat == 1 and isinstance(a, Play)]
+    assert len([p for p in todo if isinstance(p.played, Play)]) < len(plays)  # the last card had no choice
+
+
+def test_the_search_returns_each_candidates_values_and_keeps_the_played_card() -> None:
+    data = _short_record()
+    game = read_record({**data, "hands": [{**data["hands"][0], "actions": data["hands"][0]["actions"][:20]}]})
+    v = view_hand(game.hand, game.hand.to_act)
+    k = Knowledge.from_view(v)
+    cards = [a.card for a in v.legal if isinstance(a, Play)]
+    worst = cards[-1]
+    _, stats = pimc_play(v, k, tuple(game.totals), tuple(game.bags), float("inf"), random.Random(1),
+                         prior=cards[0], max_worlds=40, min_worlds=40, keep=(worst,))
+    assert len(stats.values[worst]) == stats.worlds
+    for c, vals in stats.values.items():
+        assert stats.means[c] == pytest.approx(sum(vals) / len(vals))
