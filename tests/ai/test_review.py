@@ -182,3 +182,69 @@ def test_the_search_returns_each_candidates_values_and_keeps_the_played_card() -
     assert len(stats.values[worst]) == stats.worlds
     for c, vals in stats.values.items():
         assert stats.means[c] == pytest.approx(sum(vals) / len(vals))
+
+
+# ---------------------------------------------------------------------- the command
+
+
+def _record_file(tmp_path: Path, actions: int = 30) -> Path:
+    data = _short_record()
+    data["hands"][0]["actions"] = data["hands"][0]["actions"][:actions]
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_review_command_json(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from spades.cli import app
+
+    result = CliRunner().invoke(app, ["review", str(_record_file(tmp_path)), "--seat", "2", "--json", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["seat"] == 2 and all(d["played"]["seat"] == 2 for d in data["decisions"])
+    assert sum(data["summary"]["by_label"].values()) == len(data["decisions"])
+    text = CliRunner().invoke(app, ["review", str(_record_file(tmp_path)), "--seat", "2", "--seed", "3"])
+    assert text.exit_code == 0 and "decisions" in text.stdout
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--seat", "9"], "seat must be from 0 to 3"),
+    (["--level", "normal"], "only the expert"),
+    (["--budget", "0"], "--budget"),
+])
+def test_review_command_refuses_bad_options(tmp_path: Path, args: list[str], says: str) -> None:
+    from typer.testing import CliRunner
+
+    from spades.cli import app
+
+    result = CliRunner().invoke(app, ["review", str(_record_file(tmp_path)), *args])
+    assert result.exit_code == 2
+    assert says in result.output
+
+
+def test_review_command_refuses_bad_records(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from spades.cli import app
+
+    bad = tmp_path / "bad.json"
+    for text, says in (("[1]", "a record is a JSON object"), ("{", "not valid JSON"),
+                       ('{"format": "spades-record/1", "hands": [{"dealer": 9}]}', "dealer")):
+        bad.write_text(text, encoding="utf-8")
+        result = CliRunner().invoke(app, ["review", str(bad)])
+        assert result.exit_code == 2 and says in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1
+
+
+def test_bench_review_json() -> None:
+    from typer.testing import CliRunner
+
+    from spades.cli import app
+
+    result = CliRunner().invoke(app, ["bench", "review", "--hands", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["hands"] == 1 and data["decisions_reviewed"] > 0 and data["wall_seconds"] > 0
+    assert CliRunner().invoke(app, ["bench", "review", "--hands", "0"]).exit_code == 2

@@ -22,7 +22,7 @@ from rich.table import Table
 
 from spades.ai.arena import decision_times, run_arena
 from spades.ai.base import LEVELS
-from spades.ai.review import Review, review_record
+from spades.ai.review import Review, review_record, sample_game
 from spades.ai.suggest import suggest, suggestion_json
 from spades.cliutil import fail, read_json_file, rules_from_cli
 from spades.core.errors import RecordError, SpadesError
@@ -210,9 +210,50 @@ def _print_review(review: Review) -> None:
               f"in play {lost['play']}")
 
 
+def bench_review_cmd(
+    hands: Annotated[int, typer.Option(help="hands in the reviewed game")] = 10,
+    seat: Annotated[int, typer.Option(help="the seat reviewed")] = 0,
+    seed: Annotated[int, typer.Option(help="seed of the game and of the review")] = 1,
+    budget: BudgetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The time to review one seat of a game of normal players (wall clock, CPU time, load average)."""
+    import os
+    import time
+
+    if not 1 <= hands <= 50:
+        fail("--hands must be from 1 to 50")
+    if not 0 <= seat <= 3:
+        fail("--seat must be from 0 to 3")
+    data = sample_game(hands, seed)
+    show = not as_json or sys.stderr.isatty()
+    load_before = os.getloadavg()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    with _progress(show, "reviewing") as update:
+        review = review_record(data, seat, seed=seed, budget=budget, progress=update)
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    load_after = os.getloadavg()
+    actions = sum(1 for h in data["hands"] for a in h["actions"] if a.get("seat") == seat)
+    figures = {"hands": hands, "seat": seat, "seat_actions": actions, "decisions_reviewed": len(review.decisions),
+               "wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2),
+               "ms_per_decision": round(1000 * wall / max(1, len(review.decisions)), 1),
+               "load_average_before": [round(x, 2) for x in load_before],
+               "load_average_after": [round(x, 2) for x in load_after], "summary": review.summary()}
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    t = Table(title="spades review: one seat of a game")
+    t.add_column("figure")
+    t.add_column("value", justify="right")
+    for k, v in figures.items():
+        t.add_row(k, str(v))
+    Console(highlight=False).print(t)
+
+
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     """Add ``suggest``, ``review``, ``arena`` and ``bench bots`` to the ``spades`` command."""
     app.command("suggest")(suggest_cmd)
     app.command("review")(review_cmd)
     app.command("arena")(arena_cmd)
     bench_app.command("bots")(bench_bots_cmd)
+    bench_app.command("review")(bench_review_cmd)

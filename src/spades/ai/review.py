@@ -375,3 +375,24 @@ def _reason(played: Action, best: Action, why: str, loss: float, se: float, labe
     return (f"{why}: {action_words(best)} was worth about {loss:.0f} points more than "
             f"{action_words(played)}")
 
+
+def sample_game(hands: int = 10, seed: int = 1) -> dict[str, Any]:
+    """A record of ``hands`` finished hands between normal players (standard rules with a far target, so
+    the game lasts): what ``spades bench review`` times."""
+    from spades.ai.base import make_bot
+    from spades.core.game import seeded_shuffler
+    from spades.core.record import record_of
+    from spades.variants import load_rules
+
+    rules_spec = {"preset": "standard", "target": 5000}
+    rules = load_rules(rules_spec)
+    rng = random.Random(seed)
+    bots = [make_bot("normal", rng.randrange(10**6)) for _ in range(rules.layout.n)]
+    game = Game(rules, shuffler=seeded_shuffler(rng.randrange(10**9)))
+    while len(game.results) < hands and not game.over:
+        hand = game.hand
+        seat = hand.to_act
+        game.apply(bots[seat].decide(view_hand(hand, seat), tuple(game.totals), None, tuple(game.bags)).action)
+    data = record_of(game, rules_spec)
+    data["hands"] = data["hands"][:hands]
+    return data
