@@ -237,3 +237,17 @@ def test_score_games_per_player(store: Storage) -> None:
     assert [g.name for g in store.score_games(bob.id)] == ["Bob's"]
     assert store.delete_score_game(ann.id, "g1") and not store.delete_score_game(ann.id, "g1")
     assert [g.game_id for g in store.score_games(bob.id)] == ["g1"]
+
+
+def test_reviews_are_kept_once_and_go_with_their_table(store: SqlStorage) -> None:
+    store.create_table(table("rv"))
+    p = store.create_player("Ann")
+    store.finish_game("rv", {"format": "spades-record/1", "hands": []}, False, 0,
+                      [GameSeat(2, p.id, 0, True, 100)])
+    assert store.game_seats("rv") == [(2, p.id)]
+    assert store.get_review("t-rv-2") is None
+    store.save_review("t-rv-2", "rv", 2, {"seat": 2, "decisions": []})
+    store.save_review("t-rv-2", "rv", 2, {"seat": 2, "decisions": [1]})  # a second save changes nothing
+    assert store.get_review("t-rv-2") == {"seat": 2, "decisions": []}
+    store.save_review("u-abc-1", None, 1, {"seat": 1})
+    assert store.get_review("u-abc-1") == {"seat": 1}

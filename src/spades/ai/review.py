@@ -28,7 +28,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from spades.ai.bidding import choose_bid, choose_pass, estimate_tricks
@@ -81,6 +81,8 @@ class ReviewedDecision:
     loss: float
     label: str
     reason: str
+    trick: int | None = None
+    """For a card: the trick it was played to (from 0)."""
 
     @property
     def seat(self) -> int:
@@ -93,7 +95,8 @@ class ReviewedDecision:
                 "played": action_to_dict(self.played), "best": action_to_dict(self.best),
                 "expected": {"played": round(self.played_value, 2), "best": round(self.best_value, 2),
                              "stderr": round(self.stderr, 2)},
-                "deals": self.deals, "loss": round(self.loss, 2), "label": self.label, "reason": self.reason}
+                "deals": self.deals, "loss": round(self.loss, 2), "label": self.label, "reason": self.reason,
+                **({} if self.trick is None else {"trick": self.trick})}
 
 
 @dataclass
@@ -204,6 +207,8 @@ def review_record(data: dict[str, Any], seat: int | None = None, seed: int = 0, 
     for i, p in enumerate(todo):
         d = review_position(p, seed, budget)
         if d is not None:
+            if isinstance(d.played, Play):
+                d = replace(d, trick=len(p.view.tricks))
             review.decisions.append(d)
         if progress is not None:
             progress(i + 1, len(todo))

@@ -33,6 +33,7 @@ from spades.server.hub import BotLevels, Conn, Hub
 from spades.server.protocol import ProtocolError, decode_message
 from spades.server.quotas import QuotaExceeded, Quotas
 from spades.server.ratings import display_rating
+from spades.server.review import review_router
 from spades.server.stats import stats_router
 from spades.server.table import Seat
 from spades.storage.base import DuplicateError, PlayerRow, ScoreGameRow, Storage, TableRow
@@ -412,6 +413,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         return {"player": player_json(p), "games": await hub().db(hub().storage.history, p.id, 50)}
 
     app.include_router(stats_router(hub))  # GET /api/players/{id}/stats
+    app.include_router(review_router(hub, current_player))  # "Review my game" (spades.server.review)
 
     # ------------------------------------------------------------------ score-keeper games
 

@@ -1,6 +1,6 @@
 """Persistence behind a few narrow interfaces (``spades.storage.base``): ``Accounts`` (players, sessions,
 accounts, ratings), ``Tables`` (tables and their finished games), ``EventLog`` (the append-only log and
-chat) and ``ScoreGames`` (score-keeper games); ``Storage`` is all of them.
+chat), ``ScoreGames`` (score-keeper games) and ``Reviews`` (game reviews); ``Storage`` is all of them.
 
 ``open_storage(url)`` gives a ``SqlStorage`` on SQLite (the default: a file in the user's data folder,
 in WAL mode) or PostgreSQL (``postgresql://...``); the Alembic migrations in ``migrations/`` are applied
@@ -23,6 +23,7 @@ from spades.storage.base import (
     GameSeat,
     PlayerRow,
     ScoreGameRow,
+    Reviews,
     ScoreGames,
     Storage,
     TableRow,
@@ -41,6 +42,7 @@ __all__ = [
     "MemoryStorage",
     "PlayerRow",
     "ScoreGameRow",
+    "Reviews",
     "ScoreGames",
     "SqlStorage",
     "Storage",

@@ -179,6 +179,10 @@ class Tables(Protocol):
         """The players of a finished game."""
         ...
 
+    def game_seats(self, table_id: str) -> list[tuple[int, str]]:
+        """The human seats of a finished game: (seat, player id), by seat."""
+        ...
+
 
 class EventLog(Protocol):
     """The append-only event log of every table (chat lines are events too, also kept for
@@ -222,7 +226,20 @@ class ScoreGames(Protocol):
         ...
 
 
-class Storage(Accounts, Tables, EventLog, ScoreGames, Protocol):
+class Reviews(Protocol):
+    """Game reviews (``spades.ai.review``'s JSON) kept so each is computed once (``spades.server.review``)."""
+
+    def get_review(self, review_id: str) -> dict[str, Any] | None:
+        """A stored game review, or ``None``."""
+        ...
+
+    def save_review(self, review_id: str, table_id: str | None, seat: int, result: dict[str, Any]) -> None:
+        """Keep a game review (a second save of the same review is ignored); ``table_id``: the online game
+        it reviews (its review goes with the table), ``None`` for an uploaded record."""
+        ...
+
+
+class Storage(Accounts, Tables, EventLog, ScoreGames, Reviews, Protocol):
     """Everything a server needs from its database: each part above, and ``close``. ``SqlStorage`` and
     ``MemoryStorage`` are the two implementations; code that needs one part asks for that part."""
 

@@ -70,6 +70,7 @@ class MemoryStorage:
         self._games: dict[str, bytes] = {}
         self._results: list[_Result] = []
         self._score_games: dict[str, dict[str, _ScoreGame]] = {}
+        self._reviews: dict[str, bytes] = {}
 
     def close(self) -> None:
         """Nothing to release."""
@@ -221,6 +222,25 @@ class MemoryStorage:
         """The human players of a finished game."""
         with self._lock:
             return [r.seat.player_id for r in self._results if r.table_id == table_id]
+
+    def game_seats(self, table_id: str) -> list[tuple[int, str]]:
+        """The human seats of a finished game: (seat, player id), by seat."""
+        with self._lock:
+            return sorted((r.seat.seat, r.seat.player_id) for r in self._results if r.table_id == table_id)
+
+    # ------------------------------------------------------------------ reviews
+
+    def get_review(self, review_id: str) -> dict[str, Any] | None:
+        """A stored game review, or ``None``."""
+        with self._lock:
+            data = self._reviews.get(review_id)
+        return None if data is None else dict(orjson.loads(data))
+
+    def save_review(self, review_id: str, table_id: str | None, seat: int, result: dict[str, Any]) -> None:
+        """Keep a game review; a second save of the same review is ignored."""
+        data = orjson.dumps(result, option=orjson.OPT_NON_STR_KEYS)
+        with self._lock:
+            self._reviews.setdefault(review_id, data)
 
     # ------------------------------------------------------------------ the event log
 

@@ -120,3 +120,14 @@ score_games = Table(
     Column("updated", Float, nullable=False),
     Column("stored_at", Float, nullable=False),
 )
+
+reviews = Table(
+    "reviews", metadata,
+    Column("review_id", String(80), primary_key=True),
+    Column("table_id", String(32), ForeignKey("tables.id", ondelete="CASCADE"), nullable=True),
+    Column("seat", Integer, nullable=False),
+    Column("result", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+"""Game reviews, computed once: an online game's per table and seat, an uploaded record's per digest and
+seat (``spades.server.review``)."""

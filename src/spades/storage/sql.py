@@ -271,6 +271,28 @@ class SqlStorage:
         with self.engine.connect() as c:
             return [r.player_id for r in c.execute(q)]
 
+    def game_seats(self, table_id: str) -> list[tuple[int, str]]:
+        """The human seats of a finished game: (seat, player id)."""
+        g = s.game_players
+        q = select(g.c.seat, g.c.player_id).where(g.c.table_id == table_id).order_by(g.c.seat)
+        with self.engine.connect() as c:
+            return [(r.seat, r.player_id) for r in c.execute(q)]
+
+    def get_review(self, review_id: str) -> dict[str, Any] | None:
+        """A stored game review, or ``None``."""
+        with self.engine.connect() as c:
+            row = c.execute(select(s.reviews.c.result).where(s.reviews.c.review_id == review_id)).first()
+        return json.loads(row.result) if row else None
+
+    def save_review(self, review_id: str, table_id: str | None, seat: int, result: dict[str, Any]) -> None:
+        """Keep a game review; a second save of the same review (another process finished it too) is ignored."""
+        try:
+            with self.engine.begin() as c:
+                c.execute(insert(s.reviews).values(review_id=review_id, table_id=table_id, seat=seat,
+                                                   result=json.dumps(result), created_at=time.time()))
+        except IntegrityError:
+            pass
+
     def leaderboard(self, limit: int = 50) -> list[PlayerRow]:
         """Rated players by mu - 3 sigma, best first."""
         p = s.players
