@@ -3,13 +3,14 @@
 // the saved copy otherwise. API calls and the table socket are never cached: scores always come from
 // the server, and the score keeper keeps its own games in localStorage.
 
-const CACHE = "spades-pages-v19";
+const CACHE = "spades-pages-v20";
 const SHELL = [
   "/", "/index.html", "/score.html", "/rules.html", "/cards.html", "/table.html", "/replay.html", "/verify.html",
   "/lab.html", "/player.html",
-  "/css/site.css", "/icons/favicon.svg",
+  "/css/site.css", "/css/review.css", "/icons/favicon.svg",
   "/js/common.js", "/js/cards.js", "/js/rulesform.js", "/js/score.js", "/js/rules.js", "/js/home.js",
   "/js/cards-page.js", "/js/table.js", "/js/replay.js", "/js/verify.js", "/js/deal.js", "/js/seeds.js", "/js/lab.js", "/js/player.js",
+  "/js/review.js",
 ];
 
 self.addEventListener("install", (event) => {

@@ -4,11 +4,13 @@
 
 import { cardSVG, sortHand } from "./cards.js";
 import { api, el, replaceChildren, signed } from "./common.js";
+import { renderReview, setupReview, startReview } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
 let game = null; // the answer of /api/replay
 let handIndex = 0;
 let step = 0; // 0: start of play; t: after trick t
+let tableId = null; // the online game shown, if it came from the server
 
 function notice(kind, text) {
   const node = $("replay-status");
@@ -41,6 +43,8 @@ async function load(record) {
   notice("", "");
   $("replay").hidden = false;
   render();
+  setupReview({ record, tableId, players: game.players, onChange: render,
+    goTo: (hand, at) => { handIndex = hand; step = at; render(); } });
 }
 
 function render() {
@@ -67,7 +71,8 @@ function render() {
   const trick = step > 0 ? hand.tricks[step - 1] : null;
   replaceChildren($("replay-trick"), trick
     ? [el("p", { class: "replay-caption" }, `${name(trick.leader)} led; ${name(trick.winner)} took the trick.`),
-      trick.cards.map(([seat, code]) => el("figure", { class: "mini-card" + (seat === trick.winner ? " won" : "") },
+      trick.cards.map(([seat, code]) => el("figure", { class: "mini-card" + (seat === trick.winner ? " won" : ""),
+        "data-seat": seat },
         cardSVG(code), el("figcaption", {}, name(seat))))]
     : el("p", { class: "replay-caption" }, `${name(hand.dealer)} dealt. `
       + (hand.passes.length ? hand.passes.map((p) => `${name(p.from)} passed ${p.cards.join(" ")} to ${name(p.to)}`)
@@ -95,6 +100,7 @@ function render() {
       el("ul", {}, side.lines.map(([text, pts]) => el("li", {},
         `${text.replace(/seat (\d+)/g, (m, s) => name(Number(s)))}: ${signed(pts)}`))))))
     : el("p", {}, hand.misdeal ? "A misdeal: dealt again." : "This hand was not finished."));
+  renderReview(handIndex, step);
   document.documentElement.dataset.ready = "replay";
 }
 
@@ -114,17 +120,21 @@ function init() {
     if (e.key === "ArrowRight") go(1);
     else if (e.key === "ArrowLeft") go(-1);
   });
+  $("review-start").addEventListener("click", startReview);
   $("record-file").addEventListener("change", (e) => {
     const file = e.target.files && e.target.files[0];
     if (!file) return;
+    tableId = null;
     file.text().then((text) => load(JSON.parse(text))).catch((err) => notice("bad", `Not a record: ${err.message}`));
     e.target.value = "";
   });
-  const tableId = new URLSearchParams(location.search).get("table");
+  const params = new URLSearchParams(location.search);
+  tableId = params.get("table");
   if (tableId) {
     notice("", "Loading the game…");
-    api(`/api/tables/${encodeURIComponent(tableId)}/record`).then(load).catch((err) =>
-      notice("bad", `The record could not be loaded: ${err.message}`));
+    api(`/api/tables/${encodeURIComponent(tableId)}/record`).then(load)
+      .then(() => { if (params.get("review") === "1") startReview(); })
+      .catch((err) => notice("bad", `The record could not be loaded: ${err.message}`));
   } else {
     document.documentElement.dataset.ready = "replay";
   }

@@ -921,6 +921,7 @@ function renderOver() {
     + groups.map((s, k) => `${sideLabel(s)} ${state.totals[k]}`).join(", ") + ".";
   $("download-record").href = `/api/tables/${encodeURIComponent(table.id)}/record`;
   $("watch-replay").href = `/replay.html?table=${encodeURIComponent(table.id)}`;
+  $("review-game").href = `/replay.html?table=${encodeURIComponent(table.id)}&review=1`;
   $("download-record").setAttribute("download", `spades-${table.id}.json`);
 }
 
