@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -373,6 +374,7 @@ def action_words(a: Action) -> str:
 
 
 def _reason(played: Action, best: Action, why: str, loss: float, se: float, label: str) -> str:
+    why = re.sub(r" \([+-]\d+ over the [^)]*\)", "", why)  # the search's gain over its rule card: said below
     if label == "fine":
         if loss <= 0:
             return f"as good as the expert's {action_words(best)} here ({why})"
