@@ -31,10 +31,12 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 
 from spades.ai.review import review_record
 from spades.core.errors import SpadesError
 from spades.variants import read_record
+from spades.web.security import BadJson, load_json
 
 MAX_RECORD_BYTES = 256 * 1024
 """The largest uploaded record (a game of 40 hands is about 60 KiB)."""
@@ -44,6 +46,18 @@ MAX_WAITING = 16
 """Reviews waiting in one process's queue at most (the next is refused with 429)."""
 REVIEW_SEED = 0
 REVIEW_ID = re.compile(r"u-[0-9a-f]{40}-[0-9]{1,2}")
+
+
+class UploadBody(BaseModel):
+    """``POST /api/reviews``: a record and the seat to review (described for the OpenAPI schema; the
+    endpoint reads and checks the body itself)."""
+
+    record: dict[str, Any]
+    seat: int = Field(ge=0, le=5)
+
+
+UPLOAD_SCHEMA = {"requestBody": {"required": True,
+                                 "content": {"application/json": {"schema": UploadBody.model_json_schema()}}}}
 
 
 class ReviewError(Exception):
@@ -169,7 +183,7 @@ def check_upload(record: Any, seat: Any) -> int:
         game = read_record(record)
     except SpadesError as e:
         raise ReviewError(400, "bad_record", f"the record does not replay: {e}") from None
-    except (TypeError, ValueError, KeyError, RecursionError) as e:
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as e:
         raise ReviewError(400, "bad_record", f"the record cannot be read: {e}") from None
     n = game.rules.layout.n
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
@@ -243,7 +257,7 @@ def review_router(hub: Callable[[], Any], current_player: Callable[..., Awaitabl
         except ReviewError as e:
             return e.response()
 
-    @router.post("/api/reviews", response_model=None)
+    @router.post("/api/reviews", response_model=None, openapi_extra=UPLOAD_SCHEMA)
     async def start_upload_review(request: Request, response: Response) -> Any:
         """Review an uploaded record for any seat: ``{"record": {...}, "seat": s}``."""
         try:
@@ -255,9 +269,9 @@ def review_router(hub: Callable[[], Any], current_player: Callable[..., Awaitabl
             if len(raw) > MAX_RECORD_BYTES:
                 raise ReviewError(413, "too_large", f"a record to review may be at most {MAX_RECORD_BYTES // 1024} KiB")
             try:
-                body = json.loads(raw)
-            except (ValueError, RecursionError):
-                raise ReviewError(400, "malformed", "the request body is not valid JSON") from None
+                body = load_json(raw)
+            except BadJson as e:
+                raise ReviewError(400, e.code, e.reason) from None
             if not isinstance(body, dict):
                 raise ReviewError(400, "malformed", 'the request body must be {"record": {...}, "seat": s}')
             record = body.get("record")
