@@ -360,3 +360,17 @@ def test_a_kept_score_game_with_a_lone_surrogate_still_lists(site: Callable[...,
         db.close()
     r = c.get("/api/scoregames")
     assert r.status_code == 200 and r.json()["games"][0]["game"]["note"] == LONE
+
+
+def test_serve_names_a_bad_quota_option() -> None:
+    from typer.testing import CliRunner
+
+    from spades.cli import app as cli
+    from spades.server.cli import parse_quota_options
+
+    assert parse_quota_options(["guests=10/minute;100/hour", "chat=none requests=5/second"]) == (
+        {"guests": "10/minute;100/hour", "chat": "none", "requests": "5/second"}, None)
+    for bad, said in [("nope=1/second", "unknown quota 'nope'"), ("guests", "NAME=RATE"),
+                      ("guests=lots", "quota guests")]:
+        r = CliRunner().invoke(cli, ["serve", "--quota", bad])
+        assert r.exit_code == 2 and said in r.output, r.output
