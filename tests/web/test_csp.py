@@ -42,7 +42,7 @@ def test_each_page_runs_under_the_policy(browser: Any, game_server: LiveServer, 
             path = f"/table.html?id={made['id']}&invite={made['invite']}"
         page.goto(game_server.url + path)
         ready = name.removesuffix(".html").replace("index", "home")
-        page.wait_for_selector(f"html[data-ready={ready}]", state="attached")
+        page.wait_for_selector(f"html[data-ready={ready}]", state="attached", timeout=60_000)  # the lab computes
         if name == "table.html":
             page.wait_for_selector("#hand-cards button")
             page.wait_for_selector(".seat-box[data-seat='2']")

@@ -68,7 +68,8 @@ class LimitedRoute(APIRoute):
                 try:
                     load_json(request._body)  # what the site cannot read, keep or send back: named here
                 except BadJson as e:
-                    return _refuse(400, e.code, e.reason)
+                    if not e.not_json:  # not JSON at all: FastAPI's own 422 names the place
+                        return _refuse(400, e.code, e.reason)
             try:
                 return await handler(request)
             except RecursionError:

@@ -86,9 +86,11 @@ def refusal(headers: Headers, scheme: str, allowed_origins: Iterable[str]) -> tu
 class BadJson(ValueError):
     """A request body that is not JSON the site can keep: ``code`` and a ``reason`` naming the field."""
 
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: str, reason: str, not_json: bool = False) -> None:
         super().__init__(reason)
         self.code, self.reason = code, reason
+        self.not_json = not_json
+        """The body is not JSON at all (as opposed to JSON the site cannot keep)."""
 
 
 def lone_surrogate(data: Any, path: str = "") -> str | None:
@@ -118,8 +120,9 @@ def load_json(raw: bytes) -> Any:
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as e:  # ValueError also covers numbers of over 4,300 digits
-        detail = "a number is too long" if "digits" in str(e) else "the request body is not valid JSON"
-        raise BadJson("malformed", detail) from None
+        if "digits" in str(e):
+            raise BadJson("malformed", "a number is too long (over 4,300 digits)") from None
+        raise BadJson("malformed", "the request body is not valid JSON", not_json=True) from None
     where = lone_surrogate(data)
     if where is not None:
         raise BadJson("bad_text", f"{where}: the text has a lone surrogate (half of a UTF-16 pair), which is not text")
