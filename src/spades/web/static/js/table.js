@@ -3,7 +3,7 @@
 // `legal` list (the engine's legal actions); nothing here decides what is allowed. Chat and names are
 // shown with textContent only.
 
-import { api, el, replaceChildren, rulesLine, signed } from "./common.js";
+import { api, el, loadJSON, replaceChildren, rulesLine, saveJSON, signed } from "./common.js";
 import { cardBack, cardName, cardSVG, sortHand } from "./cards.js";
 import { SeedKeeper } from "./seeds.js";
 
@@ -47,6 +47,14 @@ const dealers = new Map();
 const dealtCards = new Map(); // hand index -> {seat, cards}
 const reveals = new Map(); // hand index -> the reveal event
 let seeds = null; // the player's client seeds for fair dealing (seeds.js), made in init()
+let lifted = null; // a card tapped once (it lifts; a second tap plays it)
+let pointerKind = "mouse"; // how the last card was pressed: "touch" and "pen" lift first, unless one-tap
+let focusAfterAct = false; // the player acted from the table: the focus goes to the next sensible control
+let wasMyTurn = false;
+let keyboardUser = false; // the last input was a key (not a pointer): the focus follows the game
+let unread = 0; // chat lines come while the drawer is shut (narrow screens)
+const SETTINGS_KEY = "spades.table.settings"; // {muted, oneTap}, kept on the device
+let settings = { muted: false, oneTap: false, ...loadJSON(SETTINGS_KEY, {}) };
 
 // ------------------------------------------------------------------ connection
 
@@ -108,6 +116,8 @@ let pending = null; // the last action sent and not yet acknowledged: {msg, rese
 function act(action) {
   clearActionError();
   hint = null; // the player has acted: the suggestion is spent
+  lifted = null;
+  focusAfterAct = true;
   const msg = { type: "action", id: clientId(), seq: lastSeq, action };
   if (send(msg)) pending = { msg, resent: false };
 }
@@ -170,7 +180,9 @@ function onEvent(msg) {
   if (ev.kind === "chat") {
     chat.push({ seq: msg.seq, name: ev.name, player: ev.player, text: ev.text });
     chat = chat.slice(-100);
+    if (document.body.classList.contains("panels-open") === false && ev.player !== you.player) unread += 1;
   } else if (ev.kind === "action" && ev.action && "play" in ev.action && prevView) {
+    announce(`${seatName(ev.action.seat)} played the ${cardName(ev.action.play)}.`);
     // Follow the trick card by card, so the last card of a trick stays on show for a moment.
     const current = [...(prevView.current || []), [ev.action.seat, ev.action.play]];
     prevView = { ...prevView, current };
@@ -216,9 +228,11 @@ function setState(next, fresh) {
   if (view && state && state.view && next.hand === state.hand && view.tricks.length > state.view.tricks.length) {
     const t = view.tricks[view.tricks.length - 1];
     holdTrick(t.cards, t.winner);
+    if (!fresh) trickTaken(t.winner);
   } else if (held && held.winner === null && view && state && next.hand === state.hand) {
     const t = view.tricks[view.tricks.length - 1];
     if (t) held.winner = t.winner;
+    if (t && !fresh) trickTaken(t.winner);
   }
   if (fresh && held) clearHeld();
   if (view) {
@@ -232,6 +246,7 @@ function setState(next, fresh) {
     const after = next.results[next.results.length - 1].tricks;
     const w = after.findIndex((t, i) => t > before[i]);
     held.winner = w >= 0 ? w : null;
+    if (held.winner !== null) trickTaken(held.winner);
   }
   state = next;
   prevView = view ? { ...view } : null;
@@ -377,6 +392,108 @@ function clearHeld() {
   clearTimeout(heldTimer);
 }
 
+// ------------------------------------------------------------------ cues
+// What a player hears, feels and reads when something happens to them: short tones made here with
+// WebAudio (no sound files), a buzz where the phone allows it, "Your turn" in the tab's title while the
+// tab is hidden, and a polite announcement of each card played and each trick's winner for a screen
+// reader. The mute button silences tones and buzzes and is remembered on the device.
+
+let audio = null;
+
+function tone(notes) {
+  if (settings.muted) return;
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (!Ctx) return;
+  try {
+    audio = audio || new Ctx();
+    if (audio.state === "suspended") audio.resume().catch(() => {});
+    let at = audio.currentTime + 0.01;
+    for (const [freq, ms] of notes) {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.type = "sine";
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, at);
+      gain.gain.exponentialRampToValueAtTime(0.18, at + 0.015);
+      gain.gain.exponentialRampToValueAtTime(0.0001, at + ms / 1000);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(at);
+      osc.stop(at + ms / 1000 + 0.02);
+      at += ms / 1000;
+    }
+    cueLog.push(notes.length === 2 ? "turn" : "trick");
+  } catch {
+    // No sound on this device: the outline and the title still say it.
+  }
+}
+
+const cueLog = []; // the tones played, for tests ("turn", "trick")
+
+function buzz(ms) {
+  if (!settings.muted && typeof navigator.vibrate === "function") {
+    try {
+      navigator.vibrate(ms);
+    } catch { /* not allowed here */ }
+  }
+}
+
+function announce(text) {
+  const log = $("announce");
+  log.append(el("p", {}, text));
+  while (log.childElementCount > 6) log.firstElementChild.remove();
+}
+
+/** A trick was taken: say who took it, and a rising tone when it was the player's side. */
+function trickTaken(winner) {
+  if (winner === null || winner === undefined || (held && held.announced)) return;
+  if (held) held.announced = true;
+  announce(`${seatName(winner)} took the trick.`);
+  if (you.seat !== null && you.seat !== undefined && mySide().includes(winner)) tone([[660, 90], [880, 90], [1175, 140]]);
+}
+
+/** The seats of the player's side (just the player's seat when there is no partner). */
+function mySide() {
+  return sides().find((g) => g.includes(you.seat)) || [you.seat];
+}
+
+/** Called after each redraw: a cue when the turn comes to the player, and the tab's title. */
+function turnCues() {
+  const mine = legal().length > 0 && !(state && state.over);
+  if (mine && !wasMyTurn) {
+    tone([[523, 110], [784, 160]]);
+    buzz(120);
+  }
+  wasMyTurn = mine;
+  document.title = mine && document.hidden ? "Your turn · Table · Spades" : "Table · Spades";
+}
+
+/** A loudspeaker drawn inline (an emoji may be missing from the device's fonts), struck through when muted. */
+function speaker(muted) {
+  const make = (tag, attrs) => {
+    const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    return node;
+  };
+  const icon = make("svg", { viewBox: "0 0 20 20", "aria-hidden": "true" });
+  icon.append(make("path", { d: "M3 7.5h3.5L11 4v12l-4.5-3.5H3z", fill: "currentColor" }));
+  icon.append(make("path", muted ? { d: "M13.5 7.5l5 5M18.5 7.5l-5 5", stroke: "currentColor", "stroke-width": "1.8",
+    "stroke-linecap": "round", fill: "none" } : { d: "M13.5 7a4 4 0 0 1 0 6M15.8 4.8a7 7 0 0 1 0 10.4",
+    stroke: "currentColor", "stroke-width": "1.6", "stroke-linecap": "round", fill: "none" }));
+  return icon;
+}
+
+function saveSettings() {
+  saveJSON(SETTINGS_KEY, settings);
+}
+
+function renderSettings() {
+  const mute = $("mute");
+  mute.setAttribute("aria-pressed", String(settings.muted));
+  replaceChildren($("mute-icon"), speaker(settings.muted));
+  mute.title = settings.muted ? "Sounds are off: press to turn them on" : "Sounds are on: press to mute";
+  $("one-tap").checked = settings.oneTap;
+}
+
 // ------------------------------------------------------------------ helpers
 
 function n() {
@@ -512,6 +629,34 @@ function keepFocus(container, draw) {
   if (target) target.focus({ preventScroll: true });
 }
 
+/** After the player acts (or when the focus was lost with a panel that closed), the focus goes to the
+ * next sensible control, never to the page's body: a bid, a card to play or choose, or the hand. */
+function moveFocus() {
+  const active = document.activeElement;
+  const lost = !active || active === document.body || !document.contains(active);
+  const parked = active === $("my-hand") || active === $("actions"); // resting on a section, not a control
+  if (!lost && !parked) {
+    focusAfterAct = false; // the player is on a control (or went to the chat): leave them there
+    return;
+  }
+  if (!lost && !focusAfterAct && !legal().length) return;
+  if (state && state.over) return; // the game-over panel takes the focus itself
+  const acts = legal();
+  let target = null;
+  // A finger or a mouse is not moved to a control (a card would look lifted); the keyboard is.
+  if (!keyboardUser) {
+    /* the section below */
+  } else if (acts.some((a) => "bid" in a || "look" in a || "accept" in a || "misdeal" in a || "draw" in a)) {
+    target = $("action-buttons").querySelector("button.hinted:not([disabled])")
+      || $("action-buttons").querySelector("button:not([disabled])");
+  } else if (acts.length) {
+    target = $("hand-cards").querySelector("button.hand-card[aria-disabled=false]");
+  }
+  if (!target) target = $("my-hand").hidden ? $("actions") : $("my-hand");
+  focusAfterAct = false;
+  if (target !== active) target.focus({ preventScroll: true });
+}
+
 function render() {
   if (!table) return;
   updateMySeat();
@@ -520,9 +665,9 @@ function render() {
     layoutAsked = true;
     loadLayout(table.rules);
   }
-  document.title = `Table · Spades`;
   renderSeats();
   renderTrick();
+  renderScoreBar();
   keepFocus($("seating"), renderSeating);
   keepFocus($("actions"), renderActions);
   renderHint();
@@ -531,9 +676,30 @@ function render() {
   renderGameClock();
   renderChat();
   renderOver();
+  renderSummaryState();
+  moveFocus();
+  turnCues();
   document.documentElement.dataset.ready = "table";
   document.documentElement.dataset.seq = String(lastSeq);
 }
+
+/** The engine's report on each side this hand (``view.sides``): contract, tricks toward it, still
+ * needed, status and nils. Empty before the server sends it. */
+function handSides() {
+  const view = state && state.view;
+  return view && Array.isArray(view.sides) ? view.sides : [];
+}
+
+/** The engine's word on a nil bidder this hand, or null. */
+function nilOf(seat) {
+  for (const side of handSides()) {
+    const nil = (side.nils || []).find((x) => x.seat === seat);
+    if (nil) return nil;
+  }
+  return null;
+}
+
+const NIL_WORDS = { alive: "no trick yet", made: "made", broken: "broken" };
 
 function renderSeats() {
   const view = state && state.view;
@@ -544,29 +710,81 @@ function renderSeats() {
     const took = view ? view.tricks_taken[i] : 0;
     const toAct = view && view.to_act === i && !state.over;
     const left = toAct && turnInfo.seat === i ? secondsLeft() : null;
-    const bits = [];
-    if (view && view.dealer === i) bits.push("dealer");
-    if (s.kind === "bot") bits.push("computer");
-    if (s.away) bits.push("away: computer playing");
-    if (s.waiting) bits.push(`${s.waiting.name} sits from the next hand`);
-    // Seats at the sides hug the edge so their boxes stay inside the table on a phone.
-    let style = `left:${50 + p.x * 41}%;top:${50 + p.y * 41}%`;
-    if (p.x < -0.6) style = `left:0.4rem;top:${50 + p.y * 41}%;transform:translate(0,-50%)`;
-    if (p.x > 0.6) style = `right:0.4rem;top:${50 + p.y * 41}%;transform:translate(0,-50%)`;
+    const chips = [];
+    if (toAct) chips.push(el("span", { class: "chip turn" }, view.phase === "bid" ? "to bid" : "to play"));
+    if (view && view.dealer === i) chips.push(el("span", { class: "chip dealer" }, "dealer"));
+    if (s.kind === "bot") chips.push(el("span", { class: "chip" }, "computer"));
+    if (s.away) chips.push(el("span", { class: "chip" }, "away: computer plays"));
+    if (s.waiting) chips.push(el("span", { class: "chip" }, `${s.waiting.name} sits from the next hand`));
+    // The seats at the top and bottom hug their edge, those at the sides theirs, so every box stays
+    // whole inside the felt at any size.
+    let style = `left:${50 + p.x * 40}%;top:${50 + p.y * 40}%`;
+    const sideY = `calc(var(--side-y, 50%) + ${(p.y * 36).toFixed(2)}%)`;
+    if (p.x < -0.6) style = `left:0.3rem;top:${sideY};transform:translate(0,-50%)`;
+    else if (p.x > 0.6) style = `right:0.3rem;top:${sideY};transform:translate(0,-50%)`;
+    else if (p.y > 0.6) style = `left:${50 + p.x * 40}%;bottom:0.3rem;transform:translate(-50%,0)`;
+    else if (p.y < -0.6) style = `left:${50 + p.x * 40}%;top:0.3rem;transform:translate(-50%,0)`;
+    const nil = nilOf(i);
     return el("div", {
       class: `seat-box${toAct ? " to-act" : ""}${i === you.seat ? " me" : ""}`,
       style,
+      role: "group",
       "data-seat": i,
-      "aria-label": `${seatName(i)}${toAct ? ", to play" : ""}`,
+      "aria-label": `${seatName(i)}${i === you.seat ? " (you)" : ""}`,
     },
     el("span", { class: "seat-name" }, seatName(i)),
-    el("span", { class: "seat-meta" }, bits.join(" · ")),
+    el("span", { class: "seat-meta" }, chips),
     // Two unbreakable parts, so a long line ("bid blind nil · took 0") wraps between them in a narrow box.
     el("span", { class: "seat-bid", "data-testid": `seat-${i}-bid` },
       view && !view.bidless ? [el("span", {}, `bid ${bid === null ? "–" : bid}`), " · ", el("span", {}, `took ${took}`)]
         : el("span", {}, `took ${took}`)),
+    nil ? el("span", { class: `seat-nil status-${nil.status}`, "data-testid": `seat-${i}-nil` },
+      `${nil.bid}: ${NIL_WORDS[nil.status] || nil.status}`) : null,
     left !== null ? el("span", { class: "seat-timer" }, formatSeconds(left)) : null);
   }));
+}
+
+/** The words for a side's contract this hand, all from the engine's report. */
+function contractWords(report) {
+  if (!report) return null;
+  const parts = [];
+  if (report.status === "bidding") parts.push(el("span", {}, "bidding…"));
+  else if (report.contract !== null && report.contract !== undefined) {
+    parts.push(el("span", {}, `bid ${report.contract} · took ${report.tricks}`));
+    if (report.status === "open") parts.push(" · ", el("span", { class: "status" }, `needs ${report.needed}`));
+    else parts.push(" · ", el("span", { class: `status status-${report.status}` }, report.status));
+  } else if (!(report.nils || []).length) {
+    parts.push(el("span", {}, `took ${report.tricks}`));
+  }
+  for (const nil of report.nils || []) {
+    if (parts.length) parts.push(" · ");
+    parts.push(el("span", { class: `status status-${nil.status}` },
+      `${seatName(nil.seat)} ${nil.bid} ${NIL_WORDS[nil.status] || nil.status}${nil.status === "broken" ? ` (${nil.tricks})` : ""}`));
+  }
+  return parts;
+}
+
+/** The score bar: per side, the names, the total, the bags and this hand's contract. */
+function renderScoreBar() {
+  const groups = sides();
+  const reports = handSides();
+  replaceChildren($("score-sides"), groups.map((seats, k) => {
+    const total = state ? state.totals[k] : 0;
+    const bags = state ? state.bags[k] : 0;
+    const report = reports.find((r) => sameSeats(r.seats, seats)) || reports[k];
+    const mine = you.seat !== null && you.seat !== undefined && seats.includes(you.seat);
+    const winner = state && state.over && state.winner === k;
+    return el("div", { class: `side-score${mine ? " mine" : ""}${winner ? " winner" : ""}`, "data-side": k },
+      el("div", { class: "side-top" },
+        el("span", { class: "side-names" }, sideLabel(seats), mine && groups.length > 1 ? el("span", { class: "visually-hidden" }, " (your side)") : null),
+        el("span", { class: "side-total", "data-testid": `pad-total-${k}` }, String(total))),
+      el("span", { class: "side-line" }, `${bags} bag${bags === 1 ? "" : "s"}`),
+      el("span", { class: "side-line", "data-testid": `pad-hand-${k}` }, contractWords(report) || ""));
+  }));
+}
+
+function sameSeats(a, b) {
+  return Array.isArray(a) && a.length === b.length && a.every((x) => b.includes(x));
 }
 
 function renderTrick() {
@@ -611,6 +829,10 @@ function renderTrick() {
     && view.to_act !== you.seat) {
     note = `${seatName(view.to_act)} to lead.`;
   }
+  // Why a game that reached its target goes on: the engine's words (the state's `goes_on`).
+  const tie = state && !state.over && state.goes_on ? String(state.goes_on) : "";
+  $("tie-note").hidden = !tie;
+  $("tie-note").textContent = tie;
   const noteNode = $("trick-note");
   replaceChildren(noteNode, note, lastSummary !== null && !$("summary").hidden && !(state && state.over)
     ? [note ? " " : "", el("a", { href: "#summary" }, `Hand ${lastSummary + 1} scored: see how.`)] : null);
@@ -807,6 +1029,7 @@ function renderHand() {
   $("my-hand").hidden = Boolean(state.over) && !(view.hand && view.hand.length); // no empty hand under "Game over"
   if (view.hand === null) {
     const count = view.hand_sizes[you.seat];
+    box.style.setProperty("--n", String(Math.max(2, count)));
     replaceChildren(box, Array.from({ length: count }, () => el("span", { class: "hand-card back" },
       cardBack("hidden card"))));
     return;
@@ -819,31 +1042,63 @@ function renderHand() {
   const myPlay = playable.size > 0;
   const cards = sortHand(view.hand, topTrumps);
   const hinted = hintedCards();
+  if (lifted && !playable.has(lifted)) lifted = null;
+  const received = receivedCards(view);
+  box.style.setProperty("--n", String(Math.max(2, cards.length)));
   replaceChildren(box, cards.map((code, i) => {
     const ok = myPlay ? playable.has(code) : choosing && choosable.has(code);
     const isSel = selected.has(code);
     const isHint = ok && hinted.has(code);
+    const isLifted = myPlay && lifted === code;
+    const from = received.get(code);
+    // The accessible name starts with the card's name (what the corner shows), then its state.
     const btn = el("button", {
       type: "button",
-      class: `hand-card${myPlay && !ok ? " illegal" : ""}${isSel ? " selected" : ""}${isHint ? " hinted" : ""}`,
+      class: `hand-card${myPlay && !ok ? " illegal" : ""}${isSel ? " selected" : ""}${isHint ? " hinted" : ""}`
+        + `${isLifted ? " lifted" : ""}${from !== undefined ? " received" : ""}`,
       "aria-disabled": ok ? "false" : "true",
       "aria-pressed": choosing ? String(isSel) : undefined,
-      "aria-label": `${cardName(code)}${myPlay && !ok ? ", cannot be played now" : ""}${isHint ? ", the hint" : ""}`,
+      "aria-label": `${cardName(code)}${myPlay && !ok ? ", cannot be played now" : ""}`
+        + `${from !== undefined ? `, passed to you by ${seatName(from)}` : ""}`
+        + `${isLifted ? ", lifted: press again to play it" : ""}${isHint ? ", the hint" : ""}`,
       "data-card": code,
       "data-key": `card:${code}`,
       "data-index": i,
-      onclick: () => cardClicked(code, ok, choosing),
+      onpointerdown: (e) => {
+        pointerKind = e.pointerType || "mouse";
+      },
+      onclick: (e) => cardClicked(code, ok, choosing, e),
       onkeydown: (e) => cardKey(e, i),
     }, cardSVG(code), isHint ? el("span", { class: "hint-star", "aria-hidden": "true" }, "★") : null);
+    btn.querySelector("svg").setAttribute("aria-hidden", "true");
     return btn;
   }));
 }
 
-function cardClicked(code, ok, choosing) {
+/** The cards a partner passed to the player this hand (code -> the passer's seat), until play starts. */
+function receivedCards(view) {
+  const out = new Map();
+  if (!view.passes || view.tricks.length > 0 || view.current.some(([seat]) => seat === you.seat)) return out;
+  for (const p of view.passes) {
+    if (p.to === you.seat && Array.isArray(p.cards)) for (const c of p.cards) if (view.hand.includes(c)) out.set(c, p.from);
+  }
+  return out;
+}
+
+function cardClicked(code, ok, choosing, e) {
   if (!ok) return;
   if (choosing) {
     if (selected.has(code)) selected.delete(code);
     else selected.add(code);
+    render();
+    return;
+  }
+  // A finger lifts the card first and plays it on a second tap (a slip plays nothing), unless the player
+  // chose one-tap play; a mouse click or a key (a click with no detail) plays at once.
+  const byKey = e && e.detail === 0;
+  const twoStep = !byKey && pointerKind !== "mouse" && !settings.oneTap;
+  if (twoStep && lifted !== code) {
+    lifted = code;
     render();
     return;
   }
@@ -865,42 +1120,25 @@ function cardKey(e, i) {
   }
 }
 
+/** The score sheet, hand by hand, from the server's results: each side's points, total and bags. */
+function scoreSheet() {
+  const groups = sides();
+  const results = state ? state.results : [];
+  const head = el("tr", {}, el("th", { scope: "col" }, "Hand"), groups.map((seats) =>
+    el("th", { scope: "col" }, sideLabel(seats))));
+  const rows = results.map((r, i) => el("tr", {}, el("th", { scope: "row" }, String(i + 1)),
+    groups.map((_, k) => el("td", {}, r.misdeal ? "misdeal" : [el("span", { class: "num" }, String(totalAfter(i, k))),
+      el("span", { class: "sub" }, `${signed(r.points[k])} · ${r.bags[k]} bag${r.bags[k] === 1 ? "" : "s"}`)]))));
+  return el("table", { class: "sheet pad" }, el("thead", {}, head), el("tbody", {}, rows.length ? rows
+    : el("tr", {}, el("td", { colspan: groups.length + 1 }, "No hand scored yet."))));
+}
+
 function renderPad() {
-  const view = state && state.view;
   if (!layout) {
     replaceChildren($("score-pad"), el("p", { class: "hint" }, "Loading the rules…"));
     return;
   }
-  const groups = sides();
-  const rows = groups.map((seats, k) => {
-    const total = state ? state.totals[k] : 0;
-    const bags = state ? state.bags[k] : 0;
-    let contract = "";
-    if (view && !view.bidless) {
-      const bids = seats.map((s) => view.bids[s]);
-      const numbers = bids.filter((b) => b !== null && !String(b).includes("nil")).map((b) => Number(String(b)
-        .replace("blind ", "")));
-      const took = seats.reduce((t, s) => t + view.tricks_taken[s], 0);
-      const nils = bids.filter((b) => b !== null && String(b).includes("nil"));
-      if (bids.some((b) => b !== null)) {
-        const sum = numbers.reduce((a, b) => a + b, 0);
-        const parts = [...(numbers.length ? [String(sum)] : []), ...nils];
-        contract = `bid ${parts.join(" + ")} · took ${took}`;
-        if (numbers.length && took >= sum) contract += " · made";
-      }
-    }
-    const winner = state && state.over && state.winner === k;
-    // This hand's contract goes under the side's name: three narrow columns fit a phone and the side panel.
-    return el("tr", { class: winner ? "winner" : "" },
-      el("th", { scope: "row" }, el("span", { class: "pad-side" }, sideLabel(seats)),
-        el("span", { class: "pad-hand", "data-testid": `pad-hand-${k}` }, contract || "\u00a0")),
-      el("td", { class: "num", "data-testid": `pad-total-${k}` }, String(total)),
-      el("td", { class: "num" }, String(bags)));
-  });
-  replaceChildren($("score-pad"), el("table", { class: "sheet pad" },
-    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Side · this hand"), el("th", { scope: "col" }, "Total"),
-      el("th", { scope: "col" }, "Bags"))),
-    el("tbody", {}, rows)));
+  replaceChildren($("score-pad"), scoreSheet());
 }
 
 function renderChat() {
@@ -909,20 +1147,38 @@ function renderChat() {
   replaceChildren(list, chat.map((c) => el("li", {}, el("strong", {}, `${c.name}: `), el("span", {}, c.text))));
   if (atBottom) list.scrollTop = list.scrollHeight;
   $("chat-form").hidden = !you.player;
+  const open = $("open-panels");
+  if (unread > 0) open.dataset.unread = String(Math.min(unread, 9));
+  else delete open.dataset.unread;
 }
 
 function renderOver() {
   const over = state && state.over;
-  $("game-over").hidden = !over;
+  const box = $("game-over");
+  const opening = over && box.hidden;
+  box.hidden = !over;
   if (!over) return;
   const groups = sides();
   const w = state.winner;
-  $("over-text").textContent = `${w === null || w === undefined ? "Nobody" : sideLabel(groups[w])} won: `
-    + groups.map((s, k) => `${sideLabel(s)} ${state.totals[k]}`).join(", ") + ".";
+  const mine = w !== null && w !== undefined && you.seat !== null && you.seat !== undefined && groups[w].includes(you.seat);
+  $("over-text").textContent = `${w === null || w === undefined ? "Nobody" : sideLabel(groups[w])} won`
+    + `${mine ? " (you!)" : ""}: ` + groups.map((s, k) => `${sideLabel(s)} ${state.totals[k]}`).join(", ") + ".";
+  replaceChildren($("over-sheet"), scoreSheet());
   $("download-record").href = `/api/tables/${encodeURIComponent(table.id)}/record`;
   $("watch-replay").href = `/replay.html?table=${encodeURIComponent(table.id)}`;
   $("review-game").href = `/replay.html?table=${encodeURIComponent(table.id)}&review=1`;
   $("download-record").setAttribute("download", `spades-${table.id}.json`);
+  if (opening) {
+    $("summary").hidden = true;
+    $("rematch").focus({ preventScroll: true });
+  }
+}
+
+/** The hand's summary shows over the felt until the player closes it or the next hand's play begins. */
+function renderSummaryState() {
+  const view = state && state.view;
+  if ($("summary").hidden || summaryFor === null || !view) return;
+  if (state.hand > summaryFor + 1 && (view.tricks.length > 0 || view.current.length > 0)) $("summary").hidden = true;
 }
 
 async function showSummary(index) {
@@ -952,7 +1208,7 @@ async function showSummary(index) {
       if (side.points !== result.points[k]) return; // the server's own points stand
       const ul = body.querySelector(`[data-side="${k}"] .lines`);
       replaceChildren(ul, side.lines.map(([text, pts]) => el("li", {},
-        `${text.replace(/seat (\d+)/g, (m, s) => seatName(Number(s)))}: ${signed(pts)}`)));
+        `${withNames(text)}: ${signed(pts)}`)));
     });
   } catch {
     // The points above are already shown; the lines are a bonus.
@@ -965,9 +1221,14 @@ function totalAfter(index, side) {
   return t;
 }
 
+/** The engine counts seats from 0 ("seat 2"): a person reads the seat's name instead. */
+function withNames(text) {
+  return String(text).replace(/\bseat (\d+)\b/gi, (m, k) => (Number(k) < n() ? seatName(Number(k)) : m));
+}
+
 function showActionError(text) {
   const node = $("action-error");
-  node.textContent = text;
+  node.textContent = withNames(text);
   node.className = "notice bad";
 }
 
@@ -1012,6 +1273,39 @@ function init() {
     render();
   });
   $("rematch").addEventListener("click", rematch);
+  renderSettings();
+  $("mute").addEventListener("click", () => {
+    settings.muted = !settings.muted;
+    saveSettings();
+    renderSettings();
+  });
+  $("one-tap").addEventListener("change", () => {
+    settings.oneTap = $("one-tap").checked;
+    saveSettings();
+  });
+  const panels = (open) => {
+    document.body.classList.toggle("panels-open", open);
+    $("open-panels").setAttribute("aria-expanded", String(open));
+    if (open) {
+      unread = 0;
+      renderChat();
+      $("close-panels").focus({ preventScroll: true });
+    } else {
+      $("open-panels").focus({ preventScroll: true });
+    }
+  };
+  $("open-panels").addEventListener("click", () => panels(!document.body.classList.contains("panels-open")));
+  $("close-panels").addEventListener("click", () => panels(false));
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && document.body.classList.contains("panels-open")) panels(false);
+  });
+  document.addEventListener("visibilitychange", turnCues);
+  document.addEventListener("keydown", () => {
+    keyboardUser = true;
+  }, true);
+  document.addEventListener("pointerdown", () => {
+    keyboardUser = false;
+  }, true);
   $("hint-button").addEventListener("click", askHint);
   document.addEventListener("keydown", (e) => {
     // "h" asks for a hint, unless the player is typing (chat, seed) or holds a modifier.
