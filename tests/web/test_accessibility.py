@@ -71,7 +71,7 @@ def test_table_bidding_passing_and_playing(sized: Any, game_server: LiveServer) 
     page.wait_for_selector("#confirm-cards")
     assert serious(page) == [], "passing"
     for _ in range(2):
-        page.locator("#hand-cards button[aria-pressed=false]").first.click()
+        page.locator("#hand-cards button[aria-pressed=false]").first.click(position={"x": 6, "y": 24})
     page.click("#confirm-cards")
     page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]")
     assert serious(page) == [], "playing"

@@ -623,9 +623,12 @@ function keepFocus(container, draw) {
   if (!inside || container.contains(document.activeElement)) return;
   // Never scroll: the page must not move under a finger or a pointer.
   const again = key ? container.querySelector(`[data-key="${CSS.escape(key)}"]`) : null;
-  const buttons = [...container.querySelectorAll("button:not([disabled])")];
-  const near = Number.isNaN(index) ? null : buttons[Math.min(index, buttons.length - 1)];
-  const target = again || near || buttons[0] || (container.hasAttribute("tabindex") ? container : null);
+  const buttons = [...container.querySelectorAll("button:not([disabled]):not(#hint-button)")];
+  // After the player's own action the section holds the focus, and moveFocus picks the next control
+  // once the server has answered (a neighbouring card may not be playable in the next trick).
+  const near = Number.isNaN(index) || focusAfterAct ? null : buttons[Math.min(index, buttons.length - 1)];
+  const park = container.hasAttribute("tabindex") ? container : null;
+  const target = again || near || (focusAfterAct ? park : null) || buttons[0] || park;
   if (target) target.focus({ preventScroll: true });
 }
 
@@ -633,7 +636,7 @@ function keepFocus(container, draw) {
  * next sensible control, never to the page's body: a bid, a card to play or choose, or the hand. */
 function moveFocus() {
   const active = document.activeElement;
-  const lost = !active || active === document.body || !document.contains(active);
+  const lost = !active || active === document.body || !document.contains(active) || active.disabled === true;
   const parked = active === $("my-hand") || active === $("actions"); // resting on a section, not a control
   if (!lost && !parked) {
     focusAfterAct = false; // the player is on a control (or went to the chat): leave them there
@@ -1357,6 +1360,10 @@ window.spadesTable = {
   },
   get lastSeq() {
     return lastSeq;
+  },
+  /** The tones played so far ("turn", "trick"): sound itself cannot be heard by a test. */
+  get cues() {
+    return [...cueLog];
   },
 };
 
