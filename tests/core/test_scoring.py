@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from spades.core import BidValue, RulesError, apply_bags, parse_bid, score_hand
-from spades.core.scoring import blind_eligible_sides, game_outcome
+from spades.core.scoring import blind_eligible_sides, game_outcome, tie_note
 from spades.variants import load_rules
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "scoring"
@@ -157,3 +157,14 @@ def test_bidless_hand_scores_ten_a_trick() -> None:
 def test_unknown_preset_is_refused() -> None:
     with pytest.raises(RulesError, match="unknown preset"):
         load_rules("nope")
+
+
+def test_tie_note_says_why_a_tied_game_goes_on() -> None:
+    rules = load_rules("standard")
+    note = tie_note(rules, [510, 510])
+    assert note is not None and "510" in note and "tie never ends a game" in note
+    assert game_outcome(rules, [510, 510]) == (False, None)  # the note and the rule agree
+    assert tie_note(rules, [520, 510]) is None  # a winner: nothing goes on
+    assert tie_note(rules, [300, 300]) is None  # not at the end yet: no tie to explain
+    timed = tie_note(load_rules({"preset": "standard", "time_limit_minutes": 30}), [120, 120], time_up=True)
+    assert timed is not None and "time is up" in timed

@@ -207,3 +207,21 @@ def test_the_layout_offers_the_bids_the_engine_allows(client: TestClient) -> Non
         assert got["layout"]["bids"] == [b.text() for b in possible_bids(load_rules(overrides))]
     solo = client.post("/api/rules/check", json={"preset": "cutthroat", "overrides": {"min_side_bid": 3}}).json()
     assert "nil" not in solo["layout"]["bids"] and solo["layout"]["bids"][0] == "3"
+
+
+def test_static_files_and_json_are_compressed_and_kept_with_a_check(client: TestClient) -> None:
+    """A phone downloads table.js gzipped (a third of its size or less) and keeps it: the next load asks
+    with its ETag and gets a 304 with no body. JSON answers are gzipped too."""
+    plain = client.get("/js/table.js", headers={"Accept-Encoding": "identity"})
+    zipped = client.get("/js/table.js", headers={"Accept-Encoding": "gzip"})
+    assert plain.status_code == zipped.status_code == 200
+    assert "content-encoding" not in plain.headers
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert zipped.content == plain.content  # httpx unzips: the same file
+    assert int(zipped.headers["content-length"]) * 3 < len(plain.content)
+    assert zipped.headers["cache-control"] == "no-cache" and zipped.headers.get("etag")
+    again = client.get("/js/table.js", headers={"If-None-Match": zipped.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    assert client.get("/icons/favicon.svg").headers["cache-control"].startswith("public, max-age=")
+    rules = client.get("/api/rules", headers={"Accept-Encoding": "gzip"})
+    assert rules.status_code == 200 and rules.headers["content-encoding"] == "gzip"

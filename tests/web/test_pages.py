@@ -110,3 +110,17 @@ def test_home_buttons_wait_for_their_handlers(page: Any, game_server: LiveServer
     held[0].continue_()
     page.wait_for_selector("#play-now:not([disabled])")
     page.wait_for_selector("#create-table:not([disabled])")
+
+
+@pytest.mark.parametrize("viewport", ["phone"], indirect=True)
+def test_replay_says_1_bag(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(finished_record(4)))  # seed 4: the first hand leaves one side 1 bag
+    page.goto(f"{live_server.url}/replay.html")
+    page.wait_for_selector("html[data-ready=replay]", state="attached")
+    page.set_input_files("#record-file", str(path))
+    page.wait_for_selector("#replay:not([hidden])")
+    page.click("#step-last")
+    page.wait_for_selector("#replay-score li")
+    text = page.text_content("#replay-score") or ""
+    assert "1 bag)" in text and "1 bags" not in text, text

@@ -280,11 +280,28 @@ def game_outcome(rules: Rules, totals: Sequence[int], time_up: bool = False) -> 
     It ends when a side reaches the target, a side falls to ``lose_at``, or the time is up; the
     highest total wins. A tie for first place is never a result: the game goes on (``(False, None)``).
     """
-    ends = max(totals) >= rules.target or time_up
-    if rules.lose_at is not None and min(totals) <= rules.lose_at:
-        ends = True
-    if not ends:
+    if not _end_reached(rules, totals, time_up):
         return False, None
     best = max(totals)
     leaders = [i for i, x in enumerate(totals) if x == best]
     return (True, leaders[0]) if len(leaders) == 1 else (False, None)
+
+
+def _end_reached(rules: Rules, totals: Sequence[int], time_up: bool) -> bool:
+    """A side reached the target, a side fell to ``lose_at``, or the time is up."""
+    ends = max(totals) >= rules.target or time_up
+    if rules.lose_at is not None and min(totals) <= rules.lose_at:
+        ends = True
+    return ends
+
+
+def tie_note(rules: Rules, totals: Sequence[int], time_up: bool = False) -> str | None:
+    """Why a game goes on past its end, in words for the players: the end was reached (``game_outcome``)
+    but two or more sides share the lead, and a tie is never a result. ``None`` when that is not so."""
+    if not totals or not _end_reached(rules, totals, time_up):
+        return None
+    best = max(totals)
+    if sum(1 for x in totals if x == best) < 2:
+        return None
+    why = "time is up" if time_up and best < rules.target else f"the game is to {rules.target}"
+    return f"Tied for the lead at {best}: {why}, but a tie never ends a game, so it goes on until one side leads."

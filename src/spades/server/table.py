@@ -13,6 +13,7 @@ from typing import Any
 from spades.core.actions import Action
 from spades.core.game import Game
 from spades.core.hand import deal_order
+from spades.core.scoring import tie_note
 from spades.core.view import view_hand
 from spades.server.protocol import ProtocolError, decode_action, encode_action
 from spades.shuffle import fair
@@ -159,8 +160,11 @@ class TableState:
         view = view_hand(g.hand, viewer).to_dict() if g.hands else None
         results = [{"misdeal": r.misdeal, "points": [s.points for s in r.sides],
                     "bags": [s.bags_total for s in r.sides], "tricks": list(r.tricks)} for r in g.results]
+        # Why a game past its end goes on (a tie for the lead), in the engine's words.
+        goes_on = None if g.over or not g.results else tie_note(g.rules, g.totals, g.time_up_hand is not None)
         return {"hand": len(g.hands), "view": view, "totals": list(g.totals), "bags": list(g.bags),
-                "results": results, "over": g.over, "winner": g.winner, "seeding": self.seeding()}
+                "results": results, "over": g.over, "winner": g.winner, "seeding": self.seeding(),
+                "goes_on": goes_on}
 
     def seeding(self) -> dict[str, Any] | None:
         """The commitment waiting for client seeds, as everyone may see it: ``hand``, ``commitment`` and

@@ -9,6 +9,7 @@ keeper in the browser has no scoring of its own that could drift from the engine
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
@@ -418,9 +420,23 @@ def verify_hand(body: VerifyHandRequest) -> dict[str, Any] | Response:
     return out
 
 
+#: How long a browser may keep a static file. Pages, scripts and styles are kept but checked on each use
+#: (``no-cache`` with the ETag StaticFiles sends: an unchanged file costs a 304 and no body), so a page and
+#: its scripts never come from two versions; the icons change rarely and are kept a week. The service
+#: worker (sw.js) keeps copies for offline use on top of this.
+CACHE_CONTROL = {".svg": "public, max-age=604800"}
+CACHE_DEFAULT = "no-cache"
+
+
 class Pages(StaticFiles):
     """The static pages; a WebSocket to a path nothing else serves is closed politely (StaticFiles
     itself only speaks HTTP)."""
+
+    def file_response(self, full_path: str | os.PathLike[str], stat_result: os.stat_result, scope: Scope,
+                      status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = CACHE_CONTROL.get(Path(full_path).suffix, CACHE_DEFAULT)
+        return response
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -438,6 +454,9 @@ def mount(app: FastAPI) -> None:
     if not getattr(app.state, "guarded", False):  # a bare app: the headers and forgery checks, no quotas
         app.add_middleware(SiteGuard)
         app.state.guarded = True
+    if not getattr(app.state, "compressed", False):  # pages, scripts and JSON answers gzipped when asked
+        app.add_middleware(GZipMiddleware, minimum_size=600)
+        app.state.compressed = True
     app.include_router(router)
     app.include_router(lab_router)
     app.mount("/", Pages(directory=STATIC_DIR, html=True), name="web")

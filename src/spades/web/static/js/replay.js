@@ -96,7 +96,7 @@ function render() {
   // The hand's score, line by line.
   replaceChildren($("replay-score"), el("h3", {}, `Hand ${handIndex + 1} scored`), hand.finished
     ? el("ul", {}, hand.sides.map((side, k) => el("li", {}, el("strong", {}, sideName(sides[k])),
-      ` ${signed(side.points)} (total ${side.total}, ${side.bags} bags)`,
+      ` ${signed(side.points)} (total ${side.total}, ${side.bags} bag${side.bags === 1 ? "" : "s"})`,
       el("ul", {}, side.lines.map(([text, pts]) => el("li", {},
         `${text.replace(/seat (\d+)/g, (m, s) => name(Number(s)))}: ${signed(pts)}`))))))
     : el("p", {}, hand.misdeal ? "A misdeal: dealt again." : "This hand was not finished."));

@@ -1087,7 +1087,7 @@ function sheetText(game) {
   });
   if (scored) {
     lines.push(`Totals: ${lay.sides.map((_, k) => `${sideLabel(game, k)} ${scored.totals[k]} `
-      + `(${scored.bags[k]} bags)`).join(", ")}`);
+      + `(${scored.bags[k]} bag${scored.bags[k] === 1 ? "" : "s"})`).join(", ")}`);
     if (scored.winner !== null && scored.winner !== undefined) lines.push(`Winner: ${sideLabel(game, scored.winner)}`);
   }
   return lines.join("\n");
