@@ -92,6 +92,7 @@ def test_bidding_passing_and_playing_fit_one_screen(sized: Any, game_server: Liv
     for _ in range(2):
         page.locator("#hand-cards button[aria-pressed=false]").first.click(position=CARD_SPOT)
     page.click("#confirm-cards")
+    page.wait_for_selector("#confirm-cards", state="detached")
     page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]")
     # The two cards the partner passed are marked, in the picture and in their names, until play starts.
     received = page.eval_on_selector_all("#hand-cards .received", "els => els.map(e => e.getAttribute('aria-label'))")
@@ -210,3 +211,23 @@ def test_a_tapped_card_lifts_and_a_second_tap_plays_it(sized: Any, game_server: 
     code = card.get_attribute("data-card")
     card.tap(position=CARD_SPOT)
     page.wait_for_selector(f"#hand-cards [data-card='{code}']", state="detached")
+
+
+def tied(state: dict[str, Any]) -> None:
+    state["goes_on"] = "Tied for the lead at 510: the game is to 500, but a tie never ends a game."
+
+
+@pytest.mark.parametrize("sized", ["390x844"], indirect=True)
+def test_a_tied_game_says_why_it_goes_on_and_errors_name_the_player(sized: Any, game_server: LiveServer) -> None:
+    page = sized
+    rewrite_server_messages(page, "goes_on", tied)
+    open_table(page, game_server, "standard")
+    page.wait_for_selector("#tie-note:not([hidden])")
+    assert "a tie never ends a game" in (page.text_content("#tie-note") or "")
+    # The engine counts seats from 0; a person reads the seat's name.
+    page.wait_for_selector("#action-buttons [data-bid]")
+    page.evaluate("window.spadesTable.act({bid: 99})")
+    page.wait_for_function("document.getElementById('action-error').textContent !== ''")
+    error = page.text_content("#action-error") or ""
+    me = page.text_content(".seat-box.me .seat-name") or ""
+    assert "seat 0" not in error.lower() and me in error, (error, me)

@@ -200,6 +200,7 @@ def test_the_table_page_sends_a_random_seed_and_checks_the_deal_used_it(page: An
     nxt = page.input_value("#seed-input")
     assert len(nxt) == 32 and nxt != sent  # a fresh one waits for the next deal
     # A seed the server would refuse is caught as it is typed, in the server's words.
+    page.click("#open-panels")  # on a phone the side panels are a drawer beside the table
     page.click("#seed-title")  # the box is folded away until asked for
     page.fill("#seed-input", "caf\u00e9!")
     assert "character 4" in (page.text_content("#seed-error") or "") and page.is_visible("#seed-error")
