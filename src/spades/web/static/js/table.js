@@ -718,7 +718,7 @@ function renderSeats() {
     if (view && view.dealer === i) chips.push(el("span", { class: "chip dealer" }, "dealer"));
     if (s.kind === "bot") chips.push(el("span", { class: "chip" }, "computer"));
     if (s.away) chips.push(el("span", { class: "chip" }, "away: computer plays"));
-    if (s.waiting) chips.push(el("span", { class: "chip" }, `${s.waiting.name} sits from the next hand`));
+    if (s.waiting) chips.push(el("span", { class: "chip wrap" }, `${s.waiting.name} sits from the next hand`));
     // The seats at the top and bottom hug their edge, those at the sides theirs, so every box stays
     // whole inside the felt at any size.
     let style = `left:${50 + p.x * 40}%;top:${50 + p.y * 40}%`;
