@@ -38,7 +38,6 @@ const bidsByHand = new Map(); // hand number -> the bids seen in that hand (for 
 let prevView = null;
 let seenResults = null;
 let summaryFor = null;
-let lastSummary = null; // the hand whose summary was shown last (a link to it shows under the trick)
 let layout = null; // {players, sides, ...} of the table's rules, from POST /api/rules/check
 let topTrumps = [];
 // For the "Verify this deal" link, per hand index (from 0, as in `deal` and `reveal` events): who dealt,
@@ -837,8 +836,7 @@ function renderTrick() {
   $("tie-note").hidden = !tie;
   $("tie-note").textContent = tie;
   const noteNode = $("trick-note");
-  replaceChildren(noteNode, note, lastSummary !== null && !$("summary").hidden && !(state && state.over)
-    ? [note ? " " : "", el("a", { href: "#summary" }, `Hand ${lastSummary + 1} scored: see how.`)] : null);
+  replaceChildren(noteNode, note);
   const last = view && view.tricks.length ? view.tricks[view.tricks.length - 1] : null;
   $("show-last-trick").disabled = !last;
   if (!last) $("last-trick").hidden = true;
@@ -1172,16 +1170,24 @@ function renderOver() {
   $("review-game").href = `/replay.html?table=${encodeURIComponent(table.id)}&review=1`;
   $("download-record").setAttribute("download", `spades-${table.id}.json`);
   if (opening) {
-    $("summary").hidden = true;
+    // The last hand's summary (its points line by line, the link to verify its deal) moves into the
+    // game-over screen, under the final sheet.
+    const summary = $("summary");
+    if (summary.parentElement !== box) box.append(summary);
+    summary.hidden = summaryFor === null;
+    $("close-summary").hidden = true;
     $("rematch").focus({ preventScroll: true });
   }
 }
 
-/** The hand's summary shows over the felt until the player closes it or the next hand's play begins. */
+/** The hand's summary shows over the felt until the player closes it or plays their first card of the
+ * next hand (a spectator: until its first trick is over). */
 function renderSummaryState() {
   const view = state && state.view;
-  if ($("summary").hidden || summaryFor === null || !view) return;
-  if (state.hand > summaryFor + 1 && (view.tricks.length > 0 || view.current.length > 0)) $("summary").hidden = true;
+  if ($("summary").hidden || summaryFor === null || !view || state.over) return;
+  if (state.hand > summaryFor + 1 && (view.tricks.length > 0 || view.current.some(([seat]) => seat === you.seat))) {
+    $("summary").hidden = true;
+  }
 }
 
 async function showSummary(index) {
@@ -1196,7 +1202,6 @@ async function showSummary(index) {
       + `${result.bags[k]} bag${result.bags[k] === 1 ? "" : "s"})`, el("ul", { class: "lines" })));
   replaceChildren(body, el("ul", { class: "summary-sides" }, rows));
   $("summary").hidden = false;
-  lastSummary = index;
   addVerifyLink(index);
   if (result.misdeal || !bids) return;
   // Explain the points line by line with the engine's scoring (POST /api/score/hand).
