@@ -1,6 +1,7 @@
 """axe-core (through axe-playwright-python) on every page of the site, at a phone's size and a desktop's:
 no serious or critical violation. The table is checked in each phase a player meets: bidding, passing
-cards to a partner, the dealer's discard, playing, and the end of the game."""
+cards to a partner, the dealer's discard, playing, and the end of the game (slow), then the replay and the
+player's page of that game."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from .conftest import LiveServer
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
 PAGES = [("/", "home"), ("/score.html", "score"), ("/rules.html", "rules"), ("/replay.html", "replay"),
-         ("/verify.html", "verify"), ("/lab.html", "lab"), ("/cards.html", "cards")]
+         ("/verify.html", "verify"), ("/lab.html", "lab"), ("/cards.html", "cards"), ("/player.html", "player")]
 
 
 def serious(page: Any) -> list[str]:
@@ -100,3 +101,6 @@ def test_table_game_over_and_its_replay(sized: Any, game_server: LiveServer) -> 
     page.goto(f"{game_server.url}/replay.html?table={table}")
     page.wait_for_selector("#replay:not([hidden])")
     assert serious(page) == [], "replay"
+    page.goto(f"{game_server.url}/player.html")  # the player's page with a finished game on it
+    page.wait_for_selector("html[data-ready=player]", state="attached")
+    assert serious(page) == [], "player"
