@@ -89,8 +89,11 @@ def test_bidding_passing_and_playing_fit_one_screen(sized: Any, game_server: Liv
     page.click("#action-buttons [data-bid='nil']")
     page.wait_for_selector("#confirm-cards")
     one_screen(page, "pass")
-    for _ in range(2):
-        page.locator("#hand-cards button[aria-pressed=false]").first.click(position=CARD_SPOT)
+    codes = page.eval_on_selector_all("#hand-cards button[aria-pressed=false]", "els => els.map(e => e.dataset.card)")
+    for code in codes[:2]:
+        page.click(f"#hand-cards button[data-card='{code}']", position=CARD_SPOT)
+        page.wait_for_selector(f"#hand-cards button[data-card='{code}'][aria-pressed=true]")
+    page.wait_for_function("document.getElementById('confirm-cards').textContent.includes('2/2')")
     page.click("#confirm-cards")
     page.wait_for_selector("#confirm-cards", state="detached")
     page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]")
