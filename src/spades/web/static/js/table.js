@@ -753,7 +753,9 @@ function contractWords(report) {
   if (report.status === "bidding") parts.push(el("span", {}, "bidding…"));
   else if (report.contract !== null && report.contract !== undefined) {
     parts.push(el("span", {}, `bid ${report.contract} · took ${report.tricks}`));
-    if (report.status === "open") parts.push(" · ", el("span", { class: "status" }, `needs ${report.needed}`));
+    if (report.status === "open") {
+      parts.push(" · ", el("span", { class: "status" }, report.needed > 0 ? `needs ${report.needed}` : "reached"));
+    }
     else parts.push(" · ", el("span", { class: `status status-${report.status}` }, report.status));
   } else if (!(report.nils || []).length) {
     parts.push(el("span", {}, `took ${report.tricks}`));
@@ -809,6 +811,8 @@ function renderTrick() {
   const shown = new Map([...box.children].filter((node) => !node.dataset.leaving)
     .map((node) => [node.dataset.key, node]));
   const winnerSeat = showHeld && held.winner !== null && held.winner !== undefined ? held.winner : null;
+  // The card winning the trick in progress, as the engine reads it (`trick_winner`).
+  const leading = !showHeld && view && view.trick_winner !== null && view.trick_winner !== undefined ? view.trick_winner : null;
   for (const [seat, code] of cards) {
     const key = `${seat}:${code}`;
     let node = shown.get(key);
@@ -820,8 +824,10 @@ function renderTrick() {
       cardSVG(code));
       box.appendChild(node);
     }
-    node.firstChild.setAttribute("aria-label", `${seatName(seat)}: ${cardName(code)}`);
+    node.firstChild.setAttribute("aria-label", `${seatName(seat)}: ${cardName(code)}`
+      + `${leading === seat && cards.length > 1 ? ", winning so far" : ""}`);
     node.classList.toggle("won", winnerSeat === seat);
+    node.classList.toggle("leading", leading === seat && cards.length > 1);
     if (fresh && motionOK()) flyIn(node, seat, code);
   }
   if (playedFrom && cards.some(([seat, code]) => seat === you.seat && code === playedFrom.code)) playedFrom = null;
