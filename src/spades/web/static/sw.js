@@ -3,7 +3,7 @@
 // the saved copy otherwise. API calls and the table socket are never cached: scores always come from
 // the server, and the score keeper keeps its own games in localStorage.
 
-const CACHE = "spades-pages-v20";
+const CACHE = "spades-pages-v21";
 const SHELL = [
   "/", "/index.html", "/score.html", "/rules.html", "/cards.html", "/table.html", "/replay.html", "/verify.html",
   "/lab.html", "/player.html",
