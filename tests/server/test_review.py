@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from spades.server.review import MAX_RECORD_BYTES, Job, ReviewError, ReviewQueue
+from spades.server.review import MAX_RECORD_BYTES, Job, ReviewQueue
+from spades.web.http import ApiError
 
 from .harness import Player
 from .test_play import choose
@@ -130,10 +131,10 @@ def test_the_queue_runs_one_at_a_time_one_per_player_and_is_bounded() -> None:
         await asyncio.sleep(0.2)  # a is running
         q.submit(Job("b", "p2", None, 1, {"name": "b"}))
         q.submit(Job("c", "p3", None, 2, {"name": "c"}))
-        with pytest.raises(ReviewError) as one:
+        with pytest.raises(ApiError) as one:
             q.submit(Job("d", "p1", None, 3, {"name": "d"}))
         assert one.value.code == "one_at_a_time"
-        with pytest.raises(ReviewError) as full:
+        with pytest.raises(ApiError) as full:
             q.submit(Job("e", "p5", None, 0, {"name": "e"}))
         assert full.value.code == "queue_full"
         a, b, c = q.status("a"), q.status("b"), q.status("c")

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from spades.server import app as app_module
+from spades.server.routes import score_games as score_games_module
 
 from .harness import LiveServer, Player
 
@@ -102,7 +102,7 @@ def test_not_json_and_too_many_games(server: LiveServer, player: Callable[[], Pl
     ann = account(player, "ann")
     r = ann.http.put("/api/scoregames/g1", content=b"{not json", headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and r.json()["error"]["code"] == "malformed"
-    monkeypatch.setattr(app_module, "MAX_SCORE_GAMES", 3)
+    monkeypatch.setattr(score_games_module, "MAX_SCORE_GAMES", 3)
     for k in range(3):
         assert ann.http.put(f"/api/scoregames/g{k}", json={"game": game(f"g{k}")}).status_code == 200
     r = ann.http.put("/api/scoregames/g9", json={"game": game("g9")})

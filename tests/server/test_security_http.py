@@ -193,7 +193,7 @@ def test_failed_login_delays_grow() -> None:
 
 def test_an_unknown_name_is_checked_against_a_dummy_hash(site: Callable[..., TestClient],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    import spades.server.app as app_module
+    import spades.server.routes.session as app_module
     from spades.server.accounts import dummy_hash
 
     c = site()

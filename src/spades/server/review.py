@@ -30,13 +30,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from spades.ai.review import review_record
 from spades.core.errors import SpadesError
 from spades.variants import read_record
-from spades.web.security import BadJson, load_json
+from spades.web.http import ApiError, parse_json, read_body
 
 MAX_RECORD_BYTES = 256 * 1024
 """The largest uploaded record (a game of 40 hands is about 60 KiB)."""
@@ -58,18 +57,6 @@ class UploadBody(BaseModel):
 
 UPLOAD_SCHEMA = {"requestBody": {"required": True,
                                  "content": {"application/json": {"schema": UploadBody.model_json_schema()}}}}
-
-
-class ReviewError(Exception):
-    """An HTTP error answered as ``{"error": {"code": ..., "reason": ...}}``."""
-
-    def __init__(self, status: int, code: str, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.code, self.reason = status, code, reason
-
-    def response(self) -> JSONResponse:
-        """The error as the API answers it."""
-        return JSONResponse({"error": {"code": self.code, "reason": self.reason}}, status_code=self.status)
 
 
 @dataclass
@@ -111,16 +98,16 @@ class ReviewQueue:
         self._task: asyncio.Task[None] | None = None
 
     def submit(self, job: Job) -> Job:
-        """Queue a review (or give the same one already queued); ``ReviewError`` when the player already
+        """Queue a review (or give the same one already queued); ``ApiError`` when the player already
         has another one queued or running, or when the queue is full."""
         have = self.jobs.get(job.review_id)
         if have is not None and have.state in ("queued", "running"):
             return have
         for other in (*self.waiting, *((self.running,) if self.running else ())):
             if other.player_id == job.player_id:
-                raise ReviewError(429, "one_at_a_time", "you have a review waiting already: one at a time")
+                raise ApiError(429, "one_at_a_time", "you have a review waiting already: one at a time")
         if len(self.waiting) >= self.max_waiting:
-            raise ReviewError(429, "queue_full", "too many reviews are waiting: try again in a minute")
+            raise ApiError(429, "queue_full", "too many reviews are waiting: try again in a minute")
         self.jobs[job.review_id] = job
         self.waiting.append(job)
         if self._task is None or self._task.done():
@@ -173,23 +160,23 @@ def record_digest(record: dict[str, Any]) -> str:
 
 
 def check_upload(record: Any, seat: Any) -> int:
-    """The seat of a valid upload, or ``ReviewError`` (400) naming what is wrong."""
+    """The seat of a valid upload, or ``ApiError`` (400) naming what is wrong."""
     if not isinstance(record, dict):
-        raise ReviewError(400, "bad_record", "record must be a spades-record/1 object")
+        raise ApiError(400, "bad_record", "record must be a spades-record/1 object")
     hands = record.get("hands")
     if isinstance(hands, list) and len(hands) > MAX_HANDS:
-        raise ReviewError(400, "bad_record", f"a record may hold at most {MAX_HANDS} hands to be reviewed")
+        raise ApiError(400, "bad_record", f"a record may hold at most {MAX_HANDS} hands to be reviewed")
     try:
         game = read_record(record)
     except SpadesError as e:
-        raise ReviewError(400, "bad_record", f"the record does not replay: {e}") from None
+        raise ApiError(400, "bad_record", f"the record does not replay: {e}") from None
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as e:
-        raise ReviewError(400, "bad_record", f"the record cannot be read: {e}") from None
+        raise ApiError(400, "bad_record", f"the record cannot be read: {e}") from None
     n = game.rules.layout.n
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
-        raise ReviewError(400, "bad_seat", f"seat must be a seat from 0 to {n - 1}")
+        raise ApiError(400, "bad_seat", f"seat must be a seat from 0 to {n - 1}")
     if not game.hands:
-        raise ReviewError(400, "bad_record", "the record holds no hand to review")
+        raise ApiError(400, "bad_record", "the record holds no hand to review")
     return seat
 
 
@@ -221,13 +208,13 @@ def review_router(hub: Callable[[], Any], current_player: Callable[..., Awaitabl
         seats = [s for s, pid in await hub().db(hub().storage.game_seats, table_id) if pid == p.id]
         if not seats:
             if await hub().game_record(table_id) is None:
-                raise ReviewError(404, "not_finished", "that game is not finished (or does not exist)")
-            raise ReviewError(403, "not_your_seat",
+                raise ApiError(404, "not_finished", "that game is not finished (or does not exist)")
+            raise ApiError(403, "not_your_seat",
                               "only a player of this game can review it, for the seat they played")
         want = request.query_params.get("seat")
         if want is not None:
             if not want.isdigit() or int(want) not in seats:
-                raise ReviewError(403, "not_your_seat", "you can review only the seat you played")
+                raise ApiError(403, "not_your_seat", "you can review only the seat you played")
             return p.id, int(want)
         return p.id, seats[0]
 
@@ -242,10 +229,10 @@ def review_router(hub: Callable[[], Any], current_player: Callable[..., Awaitabl
                 return have
             record = await hub().game_record(table_id[:32])
             if record is None:
-                raise ReviewError(404, "not_finished", "that game is not finished (or does not exist)")
+                raise ApiError(404, "not_finished", "that game is not finished (or does not exist)")
             queue().submit(Job(review_id, player_id, table_id[:32], seat, record))
             return await answer(review_id, seat)
-        except ReviewError as e:
+        except ApiError as e:
             return e.response()
 
     @router.get("/api/tables/{table_id}/review", response_model=None)
@@ -254,7 +241,7 @@ def review_router(hub: Callable[[], Any], current_player: Callable[..., Awaitabl
         try:
             _, seat = await table_seat(table_id, request, response)
             return await answer(f"t-{table_id[:32]}-{seat}", seat)
-        except ReviewError as e:
+        except ApiError as e:
             return e.response()
 
     @router.post("/api/reviews", response_model=None, openapi_extra=UPLOAD_SCHEMA)
@@ -262,18 +249,9 @@ def review_router(hub: Callable[[], Any], current_player: Callable[..., Awaitabl
         """Review an uploaded record for any seat: ``{"record": {...}, "seat": s}``."""
         try:
             p = await current_player(request, response)
-            length = request.headers.get("content-length", "")
-            if length.isdigit() and int(length) > MAX_RECORD_BYTES:
-                raise ReviewError(413, "too_large", f"a record to review may be at most {MAX_RECORD_BYTES // 1024} KiB")
-            raw = await request.body()
-            if len(raw) > MAX_RECORD_BYTES:
-                raise ReviewError(413, "too_large", f"a record to review may be at most {MAX_RECORD_BYTES // 1024} KiB")
-            try:
-                body = load_json(raw)
-            except BadJson as e:
-                raise ReviewError(400, e.code, e.reason) from None
+            body = parse_json(await read_body(request, MAX_RECORD_BYTES))
             if not isinstance(body, dict):
-                raise ReviewError(400, "malformed", 'the request body must be {"record": {...}, "seat": s}')
+                raise ApiError(400, "malformed", 'the request body must be {"record": {...}, "seat": s}')
             record = body.get("record")
             seat = await asyncio.to_thread(check_upload, record, body.get("seat"))
             assert isinstance(record, dict)
@@ -283,18 +261,18 @@ def review_router(hub: Callable[[], Any], current_player: Callable[..., Awaitabl
                 return have
             queue().submit(Job(review_id, p.id, None, seat, record))
             return await answer(review_id, seat)
-        except ReviewError as e:
+        except ApiError as e:
             return e.response()
 
     @router.get("/api/reviews/{review_id}", response_model=None)
     async def upload_review(review_id: str) -> Any:
         """An uploaded record's review: its status, or the review once done."""
         if not REVIEW_ID.fullmatch(review_id):
-            return ReviewError(404, "no_review", "no such review").response()
+            return ApiError(404, "no_review", "no such review").response()
         seat = int(review_id.rsplit("-", 1)[1])
         have = await answer(review_id, seat)
         if have["state"] == "none":
-            return ReviewError(404, "no_review", "no such review").response()
+            return ApiError(404, "no_review", "no such review").response()
         return have
 
     return router

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
 
 from spades.core.errors import SpadesError
 from spades.variants import read_record
+from spades.web.http import ApiError
 
 RECENT = 10
 """How many recent games the answer lists."""
@@ -146,12 +146,12 @@ def stats_router(hub: Callable[[], Any]) -> APIRouter:
     router = APIRouter(prefix="/api", tags=["players"])
 
     @router.get("/players/{player_id}/stats", response_model=None)
-    async def stats(player_id: str) -> dict[str, Any] | JSONResponse:
+    async def stats(player_id: str) -> dict[str, Any]:
         """A player's statistics from their finished games (see the module's documentation)."""
         h = hub()
         out = await h.db(player_stats, h.storage, player_id[:32])
         if out is None:
-            return JSONResponse({"error": {"code": "no_player", "reason": "no such player"}}, status_code=404)
+            raise ApiError(404, "no_player", "no such player")
         result: dict[str, Any] = out
         return result
 

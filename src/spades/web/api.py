@@ -10,13 +10,10 @@ keeper in the browser has no scoring of its own that could drift from the engine
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request, Response
-from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
+from fastapi import APIRouter, FastAPI, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.middleware.gzip import GZipMiddleware
@@ -32,7 +29,7 @@ from spades.scorekeeper import ScoreSheet, ScoreSheetError, bid_choices
 from spades.shuffle.fair import FairDealError, check_server_seed
 from spades.shuffle.verify import derive_hand
 from spades.variants import PRESETS, load_rules, read_record
-from spades.web.security import BadJson, load_json
+from spades.web.http import ApiError, LimitedRoute, install
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 """The pages, styles, scripts and icons served at ``/``."""
@@ -41,50 +38,14 @@ MAX_HANDS = 400
 """The most hands one score request may hold (a game to 500 rarely needs 30)."""
 
 MAX_BODY = 512 * 1024
-"""The largest request body these endpoints read (a long game's record is a few tens of KiB)."""
+"""The largest request body these endpoints read (a long game's record is a few tens of KiB); bodies are
+read, and errors answered, as everywhere on the site (``spades.web.http``)."""
 
 MAX_CLIENT_SEEDS = 64
 """The most client seeds one deal to verify may have (a table gives two)."""
 
 
-class LimitedRoute(APIRoute):
-    """A route that refuses bodies over ``MAX_BODY`` before parsing them, and answers 400 (not a server
-    error) for JSON nested too deeply for the parser."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def limited(request: Request) -> Response:
-            length = request.headers.get("content-length")
-            if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > MAX_BODY):
-                return _refuse(413, "too_large", f"a request body may be at most {MAX_BODY} bytes")
-            size = 0
-            chunks: list[bytes] = []
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > MAX_BODY:
-                    return _refuse(413, "too_large", f"a request body may be at most {MAX_BODY} bytes")
-                chunks.append(chunk)
-            request._body = b"".join(chunks)  # Starlette reads the cached body from here
-            if request._body:
-                try:
-                    load_json(request._body)  # what the site cannot read, keep or send back: named here
-                except BadJson as e:
-                    if not e.not_json:  # not JSON at all: FastAPI's own 422 names the place
-                        return _refuse(400, e.code, e.reason)
-            try:
-                return await handler(request)
-            except RecursionError:
-                return _refuse(400, "too_deep", "the JSON is nested too deeply")
-
-        return limited
-
-
-def _refuse(status: int, code: str, reason: str) -> Response:
-    return JSONResponse({"error": {"code": code, "reason": reason}}, status_code=status)
-
-
-router = APIRouter(prefix="/api", tags=["web"], route_class=LimitedRoute)
+router = APIRouter(prefix="/api", tags=["web"], route_class=LimitedRoute.with_limit(MAX_BODY))
 """The endpoints of this module; ``mount`` includes it."""
 
 
@@ -396,7 +357,7 @@ def verify_hand(body: VerifyHandRequest) -> dict[str, Any] | Response:
     """
     rules, problem = _bad_verify_input(body)
     if rules is None:
-        return _refuse(400, "bad_request", problem or "this deal cannot be checked")
+        raise ApiError(400, "bad_request", problem or "this deal cannot be checked")
     lay = rules.layout
     # The deck in order (public: it follows from the rules) lets the page deal the seeds' permutation
     # itself and compare, rather than take this answer's word for it (js/deal.js).
@@ -407,7 +368,7 @@ def verify_hand(body: VerifyHandRequest) -> dict[str, Any] | Response:
     except FairDealError as e:
         return {"ok": False, "reason": str(e), "deal": [[] for _ in range(lay.n)], "out": [], **public}
     except SpadesError as e:
-        return _refuse(400, "bad_request", str(e))
+        raise ApiError(400, "bad_request", str(e)) from None
     out: dict[str, Any] = {
         "ok": True,
         "reason": "the seed matches the commitment; this is the deal the seeds make",
@@ -457,6 +418,7 @@ def mount(app: FastAPI) -> None:
     if not getattr(app.state, "compressed", False):  # pages, scripts and JSON answers gzipped when asked
         app.add_middleware(GZipMiddleware, minimum_size=600)
         app.state.compressed = True
+    install(app)
     app.include_router(router)
     app.include_router(lab_router)
     app.mount("/", Pages(directory=STATIC_DIR, html=True), name="web")

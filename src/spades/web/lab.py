@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
 
 from spades.shuffle.mixing import MixingFigures, mixing_figures, passes_needed
 from spades.shuffle.models import MODEL_NAMES
 from spades.shuffle.simulate import SimulationResult, simulate
+from spades.web.http import ApiError, LimitedRoute
 
 MAX_CARDS = 208
 """The largest pack of the exact table (four decks; the sums grow with the square of the pack)."""
@@ -41,7 +41,7 @@ MAX_WORK = 40_000
 SIM_CACHE = 24
 """Simulations (and plots) kept in memory."""
 
-router = APIRouter(prefix="/api/lab", tags=["lab"])
+router = APIRouter(prefix="/api/lab", tags=["lab"], route_class=LimitedRoute)
 _sim_lock = threading.Lock()
 _plot_lock = threading.Lock()  # pyplot keeps global state: one figure at a time
 _cache_lock = threading.Lock()
@@ -51,10 +51,6 @@ _plots: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
 
 class LabInputError(ValueError):
     """A parameter out of its limits; the message names it."""
-
-
-def _refuse(status: int, code: str, reason: str) -> Response:
-    return JSONResponse({"error": {"code": code, "reason": reason}}, status_code=status)
 
 
 def _int(request: Request, name: str, default: int, low: int, high: int) -> int:
@@ -109,7 +105,7 @@ def mixing(request: Request) -> dict[str, Any] | Response:
         high = _int(request, "to", min(low + 11, MAX_DISTANCE_PASSES), 0, MAX_DISTANCE_PASSES)
         return mixing_answer(cards, low, high)
     except LabInputError as e:
-        return _refuse(400, "bad_request", str(e))
+        raise ApiError(400, "bad_request", str(e)) from None
 
 
 def _sim_key(request: Request) -> tuple[Any, ...]:
@@ -180,9 +176,9 @@ def simulate_endpoint(request: Request) -> dict[str, Any] | Response:
         key = _sim_key(request)
         return simulation(key).as_json()
     except LabInputError as e:
-        return _refuse(400, "bad_request", str(e))
+        raise ApiError(400, "bad_request", str(e)) from None
     except LabBusy:
-        return _refuse(503, "busy", BUSY)
+        raise ApiError(503, "busy", BUSY) from None
 
 
 @router.get("/simulate.svg", response_model=None)
@@ -200,11 +196,11 @@ def simulate_plot(request: Request) -> Response:
                 svg = path.read_bytes()
             _keep(_plots, key, svg)
     except LabInputError as e:
-        return _refuse(400, "bad_request", str(e))
+        raise ApiError(400, "bad_request", str(e)) from None
     except LabBusy:
-        return _refuse(503, "busy", BUSY)
+        raise ApiError(503, "busy", BUSY) from None
     except PlotError as e:  # pragma: no cover - matplotlib is a pinned dependency
-        return _refuse(503, "no_plot", str(e))
+        raise ApiError(503, "no_plot", str(e)) from None
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
 
 

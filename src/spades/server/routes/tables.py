@@ -1,0 +1,232 @@
+"""Tables and the lobby: ``/api/levels``, ``/api/presets``, ``/api/tables`` (a new table), ``/api/play``
+(alone against the computer), ``/api/lobby``, ``/api/cluster``, ``/api/invite/{code}``,
+``/api/tables/{id}/record``, and the table socket ``/ws/tables/{id}`` (``docs/protocol.md``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request, Response, WebSocket
+from pydantic import BaseModel, Field
+from starlette.websockets import WebSocketDisconnect
+
+from spades.ai.base import PLAYER_LEVELS
+from spades.core.errors import SpadesError
+from spades.server.hub import Conn
+from spades.server.protocol import ProtocolError, decode_message
+from spades.server.site import COOKIE, Site
+from spades.server.table import Seat
+from spades.storage.base import PlayerRow, TableRow
+from spades.variants import PRESETS, load_rules
+from spades.web.http import ApiError, json_body, read_json
+
+log = logging.getLogger("spades.server")
+MAX_TURN_SECONDS = 600
+
+
+class PlayBody(BaseModel):
+    """``POST /api/play``: a game against the computer."""
+
+    rules: str | dict[str, Any] = Field("standard", description="a preset name, or {\"preset\": ..., overrides}")
+    turn_seconds: float | None = Field(None, description=f"1 to {MAX_TURN_SECONDS}, or null for no timer")
+    bot_level: str | None = Field(None, description="one of GET /api/levels")
+
+
+class TableBody(PlayBody):
+    """``POST /api/tables``."""
+
+    public: bool = True
+    rated: bool = False
+    sit: bool = Field(True, description="take seat 0 at once")
+
+
+def tables_router(site: Site) -> APIRouter:
+    """The table, lobby and table-socket endpoints."""
+    router = APIRouter()
+    cfg = site.config
+
+    @router.get("/api/levels")
+    async def levels() -> dict[str, Any]:
+        # The levels offered to players; others the hub knows (random, ismcts) are still taken by name.
+        h = site.hub()
+        offered = [lv for lv in PLAYER_LEVELS if lv in h.levels] or list(h.levels)
+        return {"levels": offered, "default": h.default_level()}
+
+    @router.get("/api/presets")
+    async def presets() -> dict[str, Any]:
+        return {"presets": {p.name: {"options": dict(p.options), "description": p.description}
+                            for p in PRESETS.values()}}
+
+    def table_settings(data: dict[str, Any]) -> tuple[Any, dict[str, Any], bool]:
+        spec = data.get("rules", "standard")
+        try:
+            load_rules(spec)
+        except SpadesError as e:
+            raise ApiError(400, "bad_rules", str(e)) from None
+        except RecursionError:
+            raise ApiError(400, "bad_rules", "the rules are nested too deeply") from None
+        turn = data.get("turn_seconds", cfg.default_turn_seconds)
+        if turn is not None and (not isinstance(turn, int | float) or isinstance(turn, bool)
+                                 or not 1 <= turn <= MAX_TURN_SECONDS):
+            raise ApiError(400, "bad_turn_seconds", f"turn_seconds is 1 to {MAX_TURN_SECONDS}, or null for none")
+        h = site.hub()
+        level = data.get("bot_level") or h.default_level()
+        if not isinstance(level, str) or level not in h.levels:
+            raise ApiError(400, "bad_level",
+                           f"bot_level: unknown level {str(level)[:20]!r}; the levels are: {', '.join(h.levels)}")
+        public = data.get("public", True)
+        if not isinstance(public, bool):
+            raise ApiError(400, "malformed", "public is true or false")
+        rated = data.get("rated", False) is True
+        return spec, {"turn_seconds": turn, "bot_level": level, "rated": rated}, public
+
+    async def new_table(p: PlayerRow, spec: Any, settings: dict[str, Any], public: bool,
+                        seats: list[tuple[int, Seat]]) -> dict[str, Any]:
+        tid = secrets.token_urlsafe(9)
+        invite = None if public else secrets.token_urlsafe(18)
+        t = await site.hub().create_table(TableRow(tid, spec, settings, public, invite, p.id, time.time()), seats)
+        return {"id": tid, "invite": invite, "table": t.info()}
+
+    @router.post("/api/tables", openapi_extra=json_body(TableBody))
+    async def create_table(request: Request, response: Response) -> dict[str, Any]:
+        """A new table: ``{"rules": preset or {"preset": ..., overrides}, "public": true, "turn_seconds": 30,
+        "bot_level": "normal", "rated": false, "sit": true}``."""
+        p = await site.current_player(request, response)
+        data = await read_json(request)
+        spec, settings, public = table_settings(data)
+        await site.quotas.check("tables", p.id, "you have made many tables lately: try again later")
+        seats = [(0, Seat(p.id, p.name))] if data.get("sit", True) is True else []
+        return await new_table(p, spec, settings, public, seats)
+
+    @router.post("/api/play", openapi_extra=json_body(PlayBody))
+    async def play_alone(request: Request, response: Response) -> dict[str, Any]:
+        """Play alone against the computer at once: you in seat 0, bots in the others, dealt now."""
+        p = await site.current_player(request, response)
+        data = await read_json(request)
+        data = {**data, "public": False, "rated": False}
+        data.setdefault("turn_seconds", None)
+        spec, settings, _ = table_settings(data)
+        await site.quotas.check("play", p.id,
+                                "you have started many games against the computer lately: try again later")
+        n = load_rules(spec).layout.n
+        level = settings["bot_level"]
+        seats = [(0, Seat(p.id, p.name))] + [(i, Seat(None, f"Bot {i + 1} ({level})", level)) for i in range(1, n)]
+        return await new_table(p, spec, settings, False, seats)
+
+    @router.get("/api/lobby")
+    async def lobby() -> dict[str, Any]:
+        """Open public tables."""
+        return {"tables": await site.hub().lobby(100)}
+
+    @router.get("/api/cluster")
+    async def cluster() -> dict[str, Any]:
+        """This process's node id and the tables it owns and watches (only with several processes)."""
+        status = site.hub().status()
+        if status is None:
+            raise ApiError(404, "no_cluster", "this server runs as a single process")
+        return status
+
+    @router.get("/api/invite/{code}")
+    async def invite(code: str) -> dict[str, Any]:
+        """The table of an invite code."""
+        h = site.hub()
+        row = await h.db(h.storage.table_by_invite, code[:64])
+        if row is None:
+            raise ApiError(404, "no_table", "that invite is not valid")
+        return {"id": row.id}
+
+    @router.get("/api/tables/{table_id}/record")
+    async def record(table_id: str, request: Request, response: Response) -> dict[str, Any]:
+        """A finished game's ``spades-record/1``, for its players, full deals included."""
+        p = await site.current_player(request, response)
+        h = site.hub()
+        rec = await h.game_record(table_id[:32])
+        if rec is None:
+            raise ApiError(404, "not_finished", "that game is not finished (or does not exist)")
+        t = await h.table(table_id)
+        ids = set(await h.db(h.storage.game_player_ids, table_id))
+        if t is not None:
+            ids |= {s.player for s in t.seats if s.player} | {s.reserved for s in t.seats if s.reserved}
+        if p.id not in ids:
+            raise ApiError(403, "not_a_player", "only the game's players can download its record")
+        return rec
+
+    # ------------------------------------------------------------------ the table socket
+
+    def origin_ok(ws: WebSocket) -> bool:
+        origin = ws.headers.get("origin")
+        if origin is None:
+            return True  # not a browser: browsers always send Origin on a WebSocket upgrade
+        host = ws.headers.get("host", "")
+        own = {f"http://{host}", f"https://{host}"}
+        return origin in own or origin in cfg.allowed_origins
+
+    @router.websocket("/ws/tables/{table_id}")
+    async def table_socket(ws: WebSocket, table_id: str) -> None:
+        if not origin_ok(ws):
+            await ws.close(code=1008)
+            return
+        h = site.hub()
+        token = ws.cookies.get(COOKIE)
+        player = await h.db(h.storage.session_player, token) if token else None
+        await ws.accept()
+        conn = Conn(player, table_id[:32], session=token if player is not None else None)
+        writer = asyncio.create_task(_writer(ws, conn))
+        tokens, last = cfg.rate_burst, time.monotonic()
+        try:
+            while not conn.closed:
+                msg = await ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    break
+                now = time.monotonic()
+                tokens = min(cfg.rate_burst, tokens + (now - last) * cfg.rate_per_second)
+                last = now
+                if tokens < 1:
+                    conn.close(1008)  # a flood: this socket only
+                    break
+                tokens -= 1
+                cid = None
+                try:
+                    m = decode_message(msg.get("text"), msg.get("bytes"), cfg.max_message_bytes)
+                    cid = m.get("id") if isinstance(m.get("id"), str) else None
+                    await h.handle(conn, m)
+                except ProtocolError as e:
+                    conn.error(e.code, e.reason, cid)
+                    if e.code in ("no_table", "forbidden"):
+                        conn.close(1008)
+                except Exception:
+                    log.exception("error handling a message at table %s", conn.table_id)
+                    conn.error("internal", "the server could not handle that message", cid)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            h.detach(conn)
+            conn.close(1000)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 5)
+            writer.cancel()
+
+    return router
+
+
+async def _writer(ws: WebSocket, conn: Conn) -> None:
+    """Send a connection's queued messages in order; close the socket when the queue says so."""
+    try:
+        while True:
+            item = await conn.outbox.get()
+            if item is None:
+                break
+            await ws.send_text(item)
+    except Exception:
+        conn.closed = True
+        return
+    with contextlib.suppress(Exception):
+        await ws.close(code=conn.close_code or 1000)
+
+
+__all__ = ["MAX_TURN_SECONDS", "tables_router"]
