@@ -4,7 +4,9 @@ and the search's per-candidate values it is built on."""
 from __future__ import annotations
 
 import json
+import math
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +14,11 @@ import pytest
 
 from spades.ai.arena import build_bot
 from spades.ai.knowledge import Knowledge
-from spades.ai.review import THRESHOLDS, label_for, positions, review_game_position, review_record
+from spades.ai.review import THRESHOLDS, label_for, positions, review_game_position, review_position, review_record
 from spades.ai.search import pimc_play
 from spades.core import Game, Look, action_to_dict, view_hand
-from spades.core.actions import Action, Play
+from spades.core.actions import Action, Discard, Draw, Play
+from spades.core.cards import SPADES
 from spades.variants import read_record
 
 from .blunders import Position, load_positions
@@ -248,3 +251,64 @@ def test_bench_review_json() -> None:
     data = json.loads(result.stdout)
     assert data["hands"] == 1 and data["decisions_reviewed"] > 0 and data["wall_seconds"] > 0
     assert CliRunner().invoke(app, ["bench", "review", "--hands", "0"]).exit_code == 2
+
+
+# ---------------------------------------------------------------------- every kind of decision
+
+
+def _record(name: str) -> dict[str, Any]:
+    return json.loads((DATA / "records" / f"{name}.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(("preset", "kind", "cls"), [
+    ("jokers-54", "discard", "Discard"),
+    ("two-handed", "draw", "Draw"),
+    ("house-misdeal-nil-pass", "misdeal", "Misdeal"),
+    ("house-team-bidding", "bid", "Accept"),
+])
+def test_discards_draws_misdeals_and_accepts_are_reviewed(preset: str, kind: str, cls: str) -> None:
+    """The dealer's discard, the two-handed draw, misdeal calls and team-bidding accepts are measured like
+    the other decisions (played against the expert's choice on the same deals), deterministically."""
+    data = _record(preset)
+    todo, skipped = positions(data)
+    assert skipped == 0
+    mine = [p for p in todo if type(p.played).__name__ == cls]
+    assert mine and all(len(p.view.legal) > 1 for p in mine)
+    p = mine[0]
+    a = review_position(p, seed=2)
+    b = review_position(p, seed=2)
+    assert a is not None and a == b
+    assert a.kind == kind and a.played == p.played and a.deals >= 24
+    assert a.best in p.view.legal and a.label in ("fine", "inaccuracy", "mistake", "blunder")
+    assert a.reason and math.isfinite(a.loss) and a.stderr >= 0
+    if a.best != a.played:
+        assert a.loss == pytest.approx(a.best_value - a.played_value)
+    # In the JSON of a whole review, in the record's shape.
+    shaped = a.to_json()
+    assert shaped["played"] == action_to_dict(p.played) and shaped["kind"] == kind
+
+
+def test_a_discard_that_throws_away_spades_is_flagged() -> None:
+    """The dealer's discard is really measured: discarding the two best spades is a mistake or worse,
+    the expert's own discard is fine."""
+    data = _record("jokers-54")
+    todo, _ = positions(data)
+    p = next(p for p in todo if isinstance(p.played, Discard))
+    assert p.view.hand is not None
+    lay = p.view.rules.layout
+    spades = sorted((c for c in p.view.hand if lay.effective_suit[c] == SPADES), key=lambda c: -lay.power[c])
+    bad = replace(p, played=Discard(p.played.seat, tuple(spades[:2])))
+    d = review_position(bad, seed=0)
+    assert d is not None and d.label in ("mistake", "blunder"), d
+    good = review_position(replace(p, played=d.best), seed=0)
+    assert good is not None and good.label == "fine"
+
+
+def test_every_draw_decision_is_reviewed() -> None:
+    """Each turn of the two-handed draw (keep or let go: always two legal actions) is a decision."""
+    data = _record("two-handed")
+    todo, skipped = positions(data)
+    game = read_record(data)
+    draws = [a for a in game.hands[0].actions if isinstance(a, Draw)]
+    assert draws and skipped == 0
+    assert [p.played for p in todo if p.hand == 0 and isinstance(p.played, Draw)] == draws

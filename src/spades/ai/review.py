@@ -10,13 +10,16 @@ each value alone is noisy:
   where a firm rule of thumb decides (no search), both cards are played out on the same deals;
 - bids: the expert's bidding simulation (``ExpertBot.bid_search``), which already scores every legal
   bid on the same deals;
-- blind decisions (look, or bid blind) and nil exchanges: both actions played out on the same deals.
+- blind decisions (look, or bid blind), nil exchanges, the dealer's discard, the two-handed draw (keep
+  or discard the top card), misdeal calls and team-bidding accepts: both actions played out on the same
+  deals (the rest of the draw, the discard and the bidding by the expert's rules of thumb, then the play
+  by the roll-out policy). A misdeal is worth a fresh deal: its value on each sample is a new deal
+  played out the same way.
 
 The loss is the expert's expected points minus the played action's. A decision is labelled
 ``inaccuracy``, ``mistake`` or ``blunder`` only when the loss exceeds twice its standard error *and*
 the label's threshold in points (``THRESHOLDS``); otherwise it is ``fine``. A decision with one legal
-action is not reviewed, nor are misdeal calls, team-bidding accepts, the dealer's discard and the
-two-handed draw (the expert decides those by rules of thumb and has no search to measure them with).
+action is not reviewed.
 
 Sampling is seeded per decision, and sizes are fixed numbers of deals, so a review is deterministic for
 its seed (a time cap per decision, ``budget``, makes it depend on the machine's speed).
@@ -32,7 +35,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from spades.ai.bidding import choose_bid, choose_pass, estimate_tricks
+from spades.ai.bidding import (
+    choose_bid,
+    choose_discard,
+    choose_draw,
+    choose_misdeal,
+    choose_pass,
+    estimate_tricks,
+    nearest_bid,
+)
 from spades.ai.bots import ExpertBot
 from spades.ai.knowledge import Knowledge
 from spades.ai.rollout import Rollout
@@ -41,7 +52,7 @@ from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Lo
 from spades.core.cards import card_name, card_text
 from spades.core.errors import RecordError
 from spades.core.game import Game
-from spades.core.hand import Phase
+from spades.core.hand import Hand, HandContext, Phase, deal_order
 from spades.core.view import HandView, action_to_dict, hand_from_view, view_hand
 from spades.variants import read_record
 
@@ -68,8 +79,8 @@ class ReviewedDecision:
     hand: int
     """The hand's index in the record (from 0)."""
     action: int
-    """The action's index in the record's hand (a blind decision's look, which records leave out, takes
-    the index of the bid that follows it)."""
+    """The action's index in the record's hand (a blind decision's look and a team-bidding accept, which
+    records leave out, take the index of the action that follows them)."""
     kind: str
     """``bid``, ``blind``, ``pass`` or ``play``."""
     played: Action
@@ -107,10 +118,11 @@ class Review:
     seat: int | None
     decisions: list[ReviewedDecision] = field(default_factory=list)
     not_reviewed: int = 0
-    """Decisions with a choice that the review does not measure (misdeal calls, discards, draws, accepts)."""
+    """Decisions with a choice that the review could not measure."""
 
     def summary(self, seat: int | None = None) -> dict[str, Any]:
-        """Points lost in flagged decisions (bidding: bids, blind decisions and exchanges; play: cards)
+        """Points lost in flagged decisions (bidding: every decision before the play: draws, discards,
+        misdeal calls, bids, accepts, blind decisions and exchanges; play: cards)
         and the count of each label."""
         ds = [d for d in self.decisions if seat is None or d.seat == seat]
         lost = {"bidding": 0.0, "play": 0.0}
@@ -174,7 +186,7 @@ def positions(data: dict[str, Any], seat: int | None = None) -> tuple[list[Posit
         j = 0
         for act in done.actions:
             hand = game.hand
-            if (seat is None or act.seat == seat) and not isinstance(act, Accept):
+            if seat is None or act.seat == seat:
                 v = view_hand(hand, act.seat)
                 if len(v.legal) > 1:
                     if _reviewable(v, act):
@@ -188,9 +200,7 @@ def positions(data: dict[str, Any], seat: int | None = None) -> tuple[list[Posit
 
 
 def _reviewable(v: HandView, act: Action) -> bool:
-    if isinstance(act, Misdeal | Discard | Draw):
-        return False
-    if isinstance(act, Play | Pass):
+    if isinstance(act, Play | Pass | Discard | Draw | Misdeal | Accept):
         return True
     if isinstance(act, Look) or (isinstance(act, Bid) and act.value.blind):
         return v.may_bid_blind
@@ -234,6 +244,18 @@ def review_position(p: Position, seed: int = 0, budget: float | None = None) -> 
     if isinstance(p.played, Pass):
         best, why = choose_pass(v)
         kind = "pass"
+    elif isinstance(p.played, Discard):
+        best, why = choose_discard(v)
+        kind = "discard"
+    elif isinstance(p.played, Draw):
+        best, why = choose_draw(v)
+        kind = "draw"
+    elif isinstance(p.played, Misdeal | Accept) or (isinstance(p.played, Bid) and choose_misdeal(v) is not None):
+        # A misdeal call, an accept, or a bid where the expert calls a misdeal: its choice played out
+        # against the played action on the same deals.
+        decision, _ = bot.bid_search(v, p.game_totals, p.bags, None, max_worlds=BID_DEALS)
+        best, why = decision.action, decision.reason
+        kind = "misdeal" if isinstance(p.played, Misdeal) else "bid"
     elif v.may_bid_blind:
         best, why = choose_bid(v, p.game_totals, p.bags)
         kind = "blind"
@@ -313,22 +335,35 @@ def _paired_actions(p: Position, actions: Sequence[Action], rng: random.Random, 
     for _ in range(deals):
         if stop is not None and len(out[0]) >= 4 and time.monotonic() >= stop:
             break
-        deal = k.sample(rng, bids_weight=v)
-        hands = world_hands(v, k, deal)
+        if v.phase is Phase.DRAW:
+            world: list[int] | Hand = _draw_world(v, rng)
+        else:
+            world = world_hands(v, k, k.sample(rng, bids_weight=v))
         for i, a in enumerate(actions):
             if i == 1 and same:
                 out[1].append(out[0][-1])
                 continue
-            out[i].append(_play_out(v, hands, a, ro)[side])
+            out[i].append(_play_out(v, world, a, ro, rng)[side])
     return out
 
 
-def _play_out(v: HandView, hands: list[int], a: Action, ro: Rollout) -> list[float]:
-    """Every side's utility once ``a`` is taken in a guessed deal and the hand played out by the rules."""
+def _play_out(v: HandView, world: list[int] | Hand, a: Action, ro: Rollout,
+              rng: random.Random | None = None) -> list[float]:
+    """Every side's utility once ``a`` is taken in a guessed deal (``world``: every seat's cards, or in
+    the draw a whole guessed ``Hand``) and the hand played out by the rules (a misdeal: a fresh deal)."""
     assert v.seat is not None
     me = v.seat
-    if v.phase is Phase.BID:
-        rules = v.rules
+    rules = v.rules
+    if isinstance(a, Misdeal):
+        h = _fresh_deal(v, rng or random.Random(0))
+    elif isinstance(world, Hand):  # the draw
+        h = world.clone()
+        h.apply_unchecked(a)
+    elif v.phase is Phase.DISCARD:
+        h = _discard_world(v, world)
+        h.apply_unchecked(a)
+    elif v.phase is Phase.BID and not isinstance(a, Accept) and not rules.team_bidding:
+        hands = world
         bids: list[BidValue | None] = list(v.bids)
         for s in range(rules.layout.n):
             if bids[s] is None and s != me:
@@ -339,10 +374,89 @@ def _play_out(v: HandView, hands: list[int], a: Action, ro: Rollout) -> list[flo
             bids[me] = BidValue(max(1, round(estimate_tricks(rules, hands[me]))))
         h = _bid_world(v, hands, bids)
     else:
-        h = hand_from_view(v, hands)
+        h = hand_from_view(v, world)
+        if isinstance(a, Look):  # looked: a number bid by the count of the cards dealt
+            h.apply_unchecked(a)
+            a = _rule_bid(h, me)
         h.apply_unchecked(a)
+    _finish_by_rules(h)
     ro.play_out(h)
     return ro.utility(h)
+
+
+def _rule_bid(h: Hand, s: int) -> Action:
+    """A seat's bid by the rules of thumb of the roll-outs: the count of its cards (a team-bidding
+    partner lets the side's total stand)."""
+    legal = h.legal_actions(s)
+    if Accept(s) in legal:
+        return Accept(s)
+    numbers = [a.value for a in legal if isinstance(a, Bid) and not a.value.blind and not a.value.is_nil]
+    if not numbers:
+        return next((a for a in legal if isinstance(a, Bid)), legal[0])
+    return Bid(s, nearest_bid(numbers, max(1, round(estimate_tricks(h.rules, h.hands[s])))))
+
+
+def _finish_by_rules(h: Hand) -> None:
+    """Take a guessed hand through the draw, the discard and the bidding by rules of thumb (the play is
+    the roll-out's)."""
+    while h.phase in (Phase.DRAW, Phase.DISCARD, Phase.BID):
+        s = h.to_act
+        if h.phase is Phase.DRAW:
+            h.apply_unchecked(choose_draw(view_hand(h, s))[0])
+        elif h.phase is Phase.DISCARD:
+            h.apply_unchecked(choose_discard(view_hand(h, s))[0])
+        else:
+            h.apply_unchecked(_rule_bid(h, s))
+
+
+def _fresh_deal(v: HandView, rng: random.Random) -> Hand:
+    """What a misdeal leads to: the same dealer deals again."""
+    rules = v.rules
+    perm = list(range(len(rules.layout.deck)))
+    rng.shuffle(perm)
+    return Hand(rules, v.dealer, deal_order(rules, perm), HandContext(blind_sides=v.blind_sides, bidless=v.bidless))
+
+
+def _discard_world(v: HandView, hands: list[int]) -> Hand:
+    """A guessed deal at the dealer's discard: every seat's cards as ``hands`` says."""
+    rules = v.rules
+    perm = list(range(len(rules.layout.deck)))
+    h = Hand(rules, v.dealer, deal_order(rules, perm), HandContext(blind_sides=v.blind_sides, bidless=v.bidless))
+    h.hands = list(hands)
+    h.dealt = list(hands)
+    return h
+
+
+def _draw_world(v: HandView, rng: random.Random) -> Hand:
+    """A guessed two-handed draw in ``v``'s position: the cards the seat has not seen shared at random
+    between the opponent's hand, the stock under the top card and the cards already thrown away."""
+    assert v.seat is not None and v.hand is not None and v.top_card is not None
+    rules = v.rules
+    lay = rules.layout
+    me = v.seat
+    other = 1 - me
+    seen = {*v.hand, *v.draw_seen, v.top_card}
+    unseen = [c for c in lay.deck if c not in seen]
+    rng.shuffle(unseen)
+    pos = 4 * lay.hand_size - v.stock_left
+    n_opp = v.hand_sizes[other]
+    opp, rest = unseen[:n_opp], unseen[n_opp:]
+    below = rest[:v.stock_left - 1]
+    gone = rest[v.stock_left - 1:]
+    # The stock: whatever was drawn before (any order: it is only the deck's check), then the top card and
+    # the guessed cards under it.
+    drawn = [*v.hand, *v.draw_seen, *opp, *gone]
+    assert len(drawn) == pos, (len(drawn), pos)
+    h = Hand(rules, v.dealer, [*drawn, v.top_card, *below], HandContext(bidless=v.bidless))
+    mine = sum(1 << c for c in v.hand)
+    theirs = sum(1 << c for c in opp)
+    h.hands = [mine, theirs] if me == 0 else [theirs, mine]
+    seen_lists: list[list[int]] = [[], []]
+    seen_lists[me] = list(v.draw_seen)
+    h.draw_seen = seen_lists
+    h.stock_pos = pos
+    h.to_act = me
+    return h
 
 
 def _measure(p: Position, kind: str, best: Action, why: str, played_vals: list[float],
@@ -370,6 +484,14 @@ def action_words(a: Action) -> str:
         return "look at the cards"
     if isinstance(a, Pass):
         return "pass " + " ".join(card_text(c) for c in sorted(a.cards))
+    if isinstance(a, Discard):
+        return "discard " + " ".join(card_text(c) for c in sorted(a.cards))
+    if isinstance(a, Draw):
+        return "keep the top card" if a.keep else "let the top card go"
+    if isinstance(a, Misdeal):
+        return "call a misdeal"
+    if isinstance(a, Accept):
+        return "let partner's total stand"
     return a.describe()
 
 

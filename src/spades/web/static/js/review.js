@@ -29,6 +29,10 @@ function what(action) {
   if ("bid" in action) return typeof action.bid === "number" ? `bid ${action.bid}` : action.bid;
   if ("look" in action) return "look at the cards";
   if ("pass" in action) return `pass ${action.pass.join(" ")}`;
+  if ("discard" in action) return `discard ${action.discard.join(" ")}`;
+  if ("draw" in action) return action.draw === "keep" ? "keep the top card" : "let the top card go";
+  if ("misdeal" in action) return "call a misdeal";
+  if ("accept" in action) return "let partner's total stand";
   return JSON.stringify(action);
 }
 
