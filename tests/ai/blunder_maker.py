@@ -68,6 +68,10 @@ def positions(v: HandView, totals: tuple[int, ...], bags: tuple[int, ...]) -> li
         top = max(lay.deck, key=lambda c: (lay.effective_suit[c] == SPADES, lay.power[c]))
         passes = [a for a in v.legal if isinstance(a, Pass)]
         b = v.bids[me]
+        mate = lay.partner[me]
+        pb = v.bids[mate] if mate is not None else None
+        if pb is not None and pb.is_nil:
+            return out  # partner is nil too: passing the top trump would sink partner's nil
         if top in v.hand and b is not None and b.is_nil:
             out.append(("nil_pass_high", {"forbidden": [a for a in passes if top not in a.cards],
                                           "note": f"the nil bidder must pass the {card_text(top)}"}))

@@ -35,18 +35,15 @@ NOT_A_LOSS: dict[str, str] = {
     # it is 18 +- 3 points better). The review says what the cards are worth, not what the rule says.
     **{f"no_overtake_{i:02d}": "overtaking costs nothing or saves a bag here"
        for i in (1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 14)},
-    # nil_pass_high_06: both partners bid blind nil; passing the top spades to a nil partner sinks
-    # partner's nil, so keeping them is better (by about 150 points).
-    "nil_pass_high_06": "partner is nil too: passing the top spades sinks partner's nil",
     # duck_bags_11: every card left takes the same tricks (the bag comes anyway); duck_bags_12: the bag
     # costs 3 +- 1 points here (an inaccuracy, not a mistake).
     "duck_bags_11": "the bag comes anyway",
     "duck_bags_12": "a small loss: labelled an inaccuracy",
-    # A nil's fate swings a deal by 200+ points: within 144 deals these stay inside two standard errors.
-    "break_nil_01": "too noisy to call (28 +- 20)",
-    "break_nil_09": "too noisy to call",
-    "nil_duck_08": "too noisy to call (the measurement leans the other way)",
-    "nil_duck_12": "too noisy to call",
+    # nil_duck: winning the trick with my nil alive is no measurable loss here: the measurement leans the
+    # other way (nil_duck_08 -51 +- 52, nil_duck_12 -3 +- 15 over 24 shared deals), so it is not extended;
+    # measured further on purpose it stays so (0.9 +- 10.9 over 480 deals; -13 +- 6 over 312).
+    "nil_duck_08": "no measurable loss (1 +- 11 over 480 deals)",
+    "nil_duck_12": "no measurable loss (-13 +- 6 over 312 deals)",
 }
 
 
@@ -114,7 +111,7 @@ def test_the_exceptions_are_few() -> None:
     """The suite's property holds in all but a stated few positions (most of them one label's style rule)."""
     others = [n for n in NOT_A_LOSS if not n.startswith("no_overtake")]
     flagged = [p for p in POSITIONS if p.forbidden is not None]
-    assert len(others) <= 8 and len(flagged) - len(NOT_A_LOSS) >= 75
+    assert len(others) <= 4 and len(flagged) - len(NOT_A_LOSS) >= 78
 
 
 @pytest.mark.parametrize("path", CLOSE, ids=[p.stem for p in CLOSE])
