@@ -168,3 +168,15 @@ def test_tie_note_says_why_a_tied_game_goes_on() -> None:
     assert tie_note(rules, [300, 300]) is None  # not at the end yet: no tie to explain
     timed = tie_note(load_rules({"preset": "standard", "time_limit_minutes": 30}), [120, 120], time_up=True)
     assert timed is not None and "time is up" in timed
+
+
+def test_tied_at_end_gives_the_reason_a_game_past_its_end_goes_on() -> None:
+    from spades.core.rules import Rules
+    from spades.core.scoring import game_outcome, tied_at_end
+
+    r = Rules(target=500, lose_at=-200)
+    assert tied_at_end(r, [510, 510]) and game_outcome(r, [510, 510]) == (False, None)
+    assert not tied_at_end(r, [490, 490])  # not at the end yet: no reason to give
+    assert not tied_at_end(r, [520, 510])  # over: the leader wins
+    assert tied_at_end(r, [-250, -250])  # the losing floor reached, tied
+    assert tied_at_end(r, [100, 100], time_up=True) and not tied_at_end(r, [100, 90], time_up=True)

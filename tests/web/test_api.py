@@ -225,3 +225,20 @@ def test_static_files_and_json_are_compressed_and_kept_with_a_check(client: Test
     assert client.get("/icons/favicon.svg").headers["cache-control"].startswith("public, max-age=")
     rules = client.get("/api/rules", headers={"Accept-Encoding": "gzip"})
     assert rules.status_code == 200 and rules.headers["content-encoding"] == "gzip"
+
+
+def test_score_says_why_a_tied_game_goes_on_and_which_bids_to_offer(client: Any) -> None:
+    rules = {"preset": "standard", "target": 100}
+    hands = [{"bids": [3, 3, 3, 3], "tricks": [3, 4, 3, 3]}, {"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3]}]
+    data = score(client, hands, rules)
+    assert data["totals"] == [121, 121] and not data["over"] and data["tied"]
+    assert not score(client, hands[:1], rules)["tied"]
+    # The bids offered: no blind nil while no side is 100 behind; each hand has its own list.
+    assert data["bid_choices"][0] == ["nil", *map(str, range(1, 14))]
+    assert data["hands"][0]["bid_choices"] == data["bid_choices"]
+    behind = score(client, [{"bids": [3, "nil", 3, 3], "tricks": [4, 2, 4, 3]}], rules)
+    assert behind["totals"] == [62, -68]
+    assert "blind nil" in behind["bid_choices"][1] and "blind nil" not in behind["bid_choices"][0]
+    capped = score(client, [], {"preset": "standard", "max_side_bid": 10, "first_hand_bids": False})
+    assert capped["bid_choices"] is None
+    assert score(client, hands[:1], {"preset": "standard", "max_side_bid": 10})["bid_choices"][0][-1] == "10"

@@ -159,7 +159,7 @@ def run_twin(cases: list[dict[str, Any]], tmp_path: Path) -> list[dict[str, Any]
     return out
 
 
-KEYS = ("hands", "totals", "winner", "ok", "bags", "over", "time_up", "blind_eligible", "next_hand_bids",
+KEYS = ("hands", "totals", "winner", "ok", "bags", "over", "time_up", "tied", "blind_eligible", "next_hand_bids",
         "bid_choices")
 
 

@@ -305,3 +305,9 @@ def tie_note(rules: Rules, totals: Sequence[int], time_up: bool = False) -> str 
         return None
     why = "time is up" if time_up and best < rules.target else f"the game is to {rules.target}"
     return f"Tied for the lead at {best}: {why}, but a tie never ends a game, so it goes on until one side leads."
+
+
+def tied_at_end(rules: Rules, totals: Sequence[int], time_up: bool = False) -> bool:
+    """Whether the game has reached its end (the target, ``lose_at`` or the time) with the lead tied, so it
+    goes on (``tie_note`` words the reason)."""
+    return tie_note(rules, totals, time_up) is not None

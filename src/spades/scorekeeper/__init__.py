@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from spades.core.actions import BidValue
-from spades.core.bidding import blind_bid_allowed, side_bids_fault
+from spades.core.bidding import blind_bid_allowed, possible_bids, side_bids_fault
 from spades.core.errors import SpadesError
 from spades.core.record import parse_bid
 from spades.core.rules import Rules
-from spades.core.scoring import SideScore, blind_eligible_sides, game_outcome, score_hand
+from spades.core.scoring import SideScore, blind_eligible_sides, game_outcome, score_hand, tied_at_end
 
 
 class ScoreSheetError(SpadesError):
@@ -127,6 +128,11 @@ class ScoreSheet:
             raise ScoreSheetError("a hand is an object with bids and tricks per seat, or sides", i)
         return self.add_hand(entry.get("bids"), entry["tricks"], _time_up(entry, i))
 
+    @property
+    def tied(self) -> bool:
+        """The game has reached its end with the lead tied, so it goes on (``tied_at_end``)."""
+        return bool(self.hands) and tied_at_end(self.rules, self.totals, self.time_up)
+
     def to_dict(self) -> dict[str, Any]:
         """The sheet as ``spades score --json`` prints it."""
         running = [0] * len(self.totals)
@@ -143,24 +149,20 @@ class ScoreSheet:
 
 def bid_choices(rules: Rules, totals: Sequence[int], hand_index: int) -> list[list[str]] | None:
     """The bids each seat may be entered with in hand ``hand_index`` (from 0) after these totals, as records
-    write them (``nil``, ``3``, ``blind nil``, ``blind 6``); ``None`` for a hand played without bids. A score
-    keeper offers exactly these: numbers up to ``max_side_bid``, and blind bids only where the rules allow
-    them and only to a side far enough behind (``blind_behind``)."""
+    write them (``nil``, ``3``, ``blind nil``, ``blind 6``); ``None`` for a hand played without bids. They are
+    the engine's (``spades.core.bidding.possible_bids``), blind bids kept only for a side far enough behind
+    (``blind_behind``), as ``add_hand`` checks."""
     if not rules.first_hand_bids and hand_index == 0:
         return None
-    lay = rules.layout
     eligible = blind_eligible_sides(rules, totals)
-    most = lay.hand_size if rules.max_side_bid is None else min(lay.hand_size, rules.max_side_bid)
-    out: list[list[str]] = []
-    for seat in range(lay.n):
-        seat_bids = ["nil", *(str(k) for k in range(1, most + 1))]
-        if eligible[lay.side_of[seat]]:
-            if rules.blind_nil:
-                seat_bids.append("blind nil")
-            if rules.blind_bids:
-                seat_bids.extend(f"blind {k}" for k in range(rules.blind_bid_min, most + 1))
-        out.append(seat_bids)
-    return out
+    every = _possible(rules)
+    side_of = rules.layout.side_of
+    return [[text for text, blind in every if not blind or eligible[side_of[seat]]] for seat in range(rules.layout.n)]
+
+
+@lru_cache(maxsize=256)
+def _possible(rules: Rules) -> tuple[tuple[str, bool], ...]:
+    return tuple((b.text(), b.blind) for b in possible_bids(rules))
 
 
 def _time_up(entry: dict[str, Any], hand: int) -> bool:

@@ -184,7 +184,8 @@ def score(body: ScoreRequest) -> dict[str, Any]:
 
     The answer has the hands scored so far (as ``spades score --json``, each side with its lines,
     contract, tricks and whether the contract was made), the totals and bags, the winner, which sides may
-    bid blind on the next hand and the bids each seat may be entered with in it (``bid_choices``). When a
+    bid blind on the next hand and the bids each seat may be entered with in it (``bid_choices``; each
+    hand has its own too, for editing it). When a
     hand cannot be scored, ``error`` names it (``hand``
     from 0) and the hands before it are still scored; when the rules cannot be read, ``hand`` is null.
     """
@@ -206,7 +207,10 @@ def score(body: ScoreRequest) -> dict[str, Any]:
             error = {"hand": i, "reason": str(e)}
             break
     out = sheet.to_dict()
-    for row, sides in zip(out["hands"], sheet.hands, strict=True):
+    before = [0] * rules.layout.sides_count
+    for i, (row, sides) in enumerate(zip(out["hands"], sheet.hands, strict=True)):
+        row["bid_choices"] = bid_choices(rules, before, i)  # what this hand could be entered with
+        before = [t + s.points for t, s in zip(before, sides, strict=True)]
         for d, s in zip(row["sides"], sides, strict=True):
             d["contract"] = s.contract
             d["made"] = s.made
@@ -217,6 +221,7 @@ def score(body: ScoreRequest) -> dict[str, Any]:
     out["bags"] = list(sheet.bags)
     out["over"] = sheet.over
     out["time_up"] = sheet.time_up
+    out["tied"] = sheet.tied
     out["layout"] = layout_of(rules)
     out["blind_eligible"] = blind_eligible_sides(rules, sheet.totals)
     out["next_hand_bids"] = rules.first_hand_bids or len(sheet.hands) > 0

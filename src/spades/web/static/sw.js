@@ -1,7 +1,8 @@
 // The service worker: keeps the pages, styles and scripts on the device so the score keeper, the rules
 // and the cards open without a connection. Network first (a fresh page whenever the server answers),
-// the saved copy otherwise. API calls and the table socket are never cached: scores always come from
-// the server, and the score keeper keeps its own games in localStorage.
+// the saved copy otherwise. API calls and the table socket are never cached: scores come from the server
+// (offline, the score keeper scores with its twin, js/scoring.js, kept here like every script), and the
+// score keeper keeps its own games in localStorage.
 
 const CACHE = "spades-pages-v21";
 const SHELL = [
@@ -10,7 +11,7 @@ const SHELL = [
   "/css/site.css", "/css/review.css", "/icons/favicon.svg",
   "/js/common.js", "/js/cards.js", "/js/rulesform.js", "/js/score.js", "/js/rules.js", "/js/home.js",
   "/js/cards-page.js", "/js/table.js", "/js/replay.js", "/js/verify.js", "/js/deal.js", "/js/seeds.js", "/js/lab.js", "/js/player.js",
-  "/js/review.js",
+  "/js/review.js", "/js/scoring.js",
 ];
 
 self.addEventListener("install", (event) => {

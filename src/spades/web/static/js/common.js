@@ -107,6 +107,11 @@ export async function rulesCatalogue() {
   }
 }
 
+/** The rule book as last fetched on this device (null if never): the score keeper's twin needs it offline. */
+export function cachedRulesCatalogue() {
+  return loadJSON(CATALOGUE_KEY, null);
+}
+
 /** An option value as players write it: true, 500, "when_broken", ["BJ","LJ"], none. */
 export function valueText(value) {
   if (value === null || value === undefined) return "none";

@@ -1,14 +1,18 @@
 // The score keeper for a game with real cards. Hands are typed in per seat or per side (each side's bid
 // and tricks, and its nil bids made or failed) and kept in localStorage;
-// every score comes from the server's POST /api/score (the engine's ScoreSheet), never from code here.
-// Without the server the hands are still kept, and the scores are filled in when it answers again.
+// every score comes from the server's POST /api/score (the engine's ScoreSheet) when it answers, and so do
+// the bids offered for a hand (its bid_choices). Without a network the page scores with js/scoring.js, the
+// twin of the engine's scoring that tests/web/test_scoring_twin.py holds to spades.core over thousands of
+// seeded hands in every preset: points, bags and totals appear as hands are typed in, under the game's house
+// rules, and the server's answer replaces them when it is back.
 // Signed in with an account, the games are also kept on the server (GET/PUT/DELETE /api/scoregames) and
 // merged with this device's copies: the copy changed last wins, a game deleted on one device goes from
 // the others.
 
-import { OfflineError, api, el, loadJSON, replaceChildren, rulesCatalogue, rulesLine, saveJSON, signed, valueText }
-  from "./common.js";
+import { OfflineError, api, cachedRulesCatalogue, el, loadJSON, replaceChildren, rulesCatalogue, rulesLine, saveJSON,
+  signed, valueText } from "./common.js";
 import { RulesForm, layoutSummary } from "./rulesform.js";
+import { scoreSheet } from "./scoring.js";
 
 const STORE_KEY = "spades.scorekeeper.v1";
 const RETRY_MS = 15000;
@@ -67,9 +71,29 @@ function sideLabel(game, side) {
   return game.layout.sides[side].map((s) => game.names[s] || `Seat ${s + 1}`).join(" & ");
 }
 
-/** A score line from the server, with "seat 1" written as that player's name. */
+/** A score line or a reason from the server (or the twin), with "seat 1" and "side 0" (counted from 0)
+ * written as the players' names. */
 function lineText(game, text) {
-  return text.replace(/seat (\d+)/g, (m, n) => game.names[Number(n)] || m);
+  return String(text)
+    .replace(/\bseat (\d+)/g, (m, n) => game.names[Number(n)] || m)
+    .replace(/\bside (\d+)/g, (m, k) => (game.layout.sides[Number(k)] ? sideLabel(game, Number(k)) : m));
+}
+
+/** The game's full option set, for the offline twin: as checked when the game was made, or (games kept
+ * before that was stored) the preset's options from the cached rule book with the game's overrides. */
+function gameOptions(game) {
+  if (game.options) return game.options;
+  const cat = catalogue || cachedRulesCatalogue();
+  if (!cat) return null;
+  const preset = cat.presets.find((p) => p.name === game.preset);
+  if (!preset) return null;
+  return { ...cat.defaults, ...preset.options, ...(game.overrides || {}) };
+}
+
+/** The sheet scored on this device by the twin (offline only), or null when the rules are not known here. */
+function twinScore(game, hands) {
+  const options = gameOptions(game);
+  return options ? scoreSheet(options, game.layout, hands) : null;
 }
 
 function bidText(bid) {
@@ -226,7 +250,7 @@ function reasonOf(answer) {
 
 /** The game as the server keeps it: without this device's sync marks and cached scores. */
 function serverCopy(game) {
-  const { account: _a, synced: _s, scored: _c, scoredKey: _k, ...rest } = game;
+  const { account: _a, synced: _s, scored: _c, scoredKey: _k, twin: _t, twinKey: _tk, ...rest } = game;
   return rest;
 }
 
@@ -521,12 +545,19 @@ async function startGame(event) {
     updated: Date.now(),
     preset: form.preset,
     overrides: { ...form.overrides },
+    options: form.result.options, // the full checked rules: the offline twin scores with them
     layout,
     names,
     hands: [],
     scored: null,
     scoredKey: null,
   };
+  try { // the first hand's bids, from the engine
+    game.scored = await api("/api/score", { rules: rulesSpec(game), hands: [] });
+    game.scoredKey = handKey(game);
+  } catch {
+    // offline: the twin gives them
+  }
   store.games.push(game);
   persist();
   pushSoon(game);
@@ -553,25 +584,34 @@ function showGame(game) {
   rescore();
 }
 
+/** The server's answer for the hands as they are, or else the twin's (worked out while offline). */
 function scoredNow(game) {
-  return game.scored && game.scoredKey === handKey(game) ? game.scored : null;
+  const key = handKey(game);
+  if (game.scored && game.scoredKey === key) return game.scored;
+  return game.twin && game.twinKey === key ? game.twin : null;
+}
+
+function serverScored(game) {
+  return Boolean(game.scored && game.scoredKey === handKey(game));
 }
 
 /** How many leading hands of the game the last answer from the server still scores (the rest were
  * entered or changed since, e.g. offline). */
 function scoredPrefix(game) {
-  if (!game.scored || !game.scoredKey) return 0;
+  const [scored, keyText] = game.twin && game.twinKey === handKey(game) ? [game.twin, game.twinKey]
+    : [game.scored, game.scoredKey];
+  if (!scored || !keyText) return [0, null];
   let before;
   try {
-    before = JSON.parse(game.scoredKey);
+    before = JSON.parse(keyText);
   } catch {
-    return 0;
+    return [0, null];
   }
-  if (JSON.stringify(before.rules) !== JSON.stringify(rulesSpec(game))) return 0;
+  if (JSON.stringify(before.rules) !== JSON.stringify(rulesSpec(game))) return [0, null];
   let k = 0;
-  while (k < game.hands.length && k < before.hands.length && k < game.scored.hands.length
+  while (k < game.hands.length && k < before.hands.length && k < scored.hands.length
     && JSON.stringify(before.hands[k]) === JSON.stringify(game.hands[k])) k += 1;
-  return k;
+  return [k, scored];
 }
 
 /** Ask the server for the scores of the current game (unless they are already known). */
@@ -579,7 +619,7 @@ async function rescore() {
   const game = current;
   if (!game) return;
   clearTimeout(retryTimer);
-  if (scoredNow(game) || game.hands.length === 0) {
+  if (serverScored(game) || game.hands.length === 0) {
     clearNotice($("score-status"));
     renderGame();
     return;
@@ -589,25 +629,45 @@ async function rescore() {
     const result = await api("/api/score", { rules: rulesSpec(game), hands: game.hands });
     game.scored = result;
     game.scoredKey = key;
+    if (result.layout && result.layout.bids) game.layout = result.layout; // games kept before layout.bids
     persist();
-    if (result.error && result.error.hand === null) {
-      setNotice($("score-status"), "bad", `These rules cannot be scored: ${result.error.reason}`);
-    } else if (result.error) {
-      setNotice($("score-status"), "bad",
-        `Hand ${result.error.hand + 1} cannot be scored: ${result.error.reason}. Edit it to go on.`);
-    } else {
-      clearNotice($("score-status"));
-    }
+    game.twin = null;
+    game.twinKey = null;
+    persist();
+    showScoreError(game, result, "");
   } catch (e) {
     if (e instanceof OfflineError) {
-      setNotice($("score-status"), "warn",
-        "Offline: your hands are saved on this device. Scores will be worked out when the server is back.");
+      const twin = twinScore(game, game.hands);
+      if (twin) {
+        game.twin = twin;
+        game.twinKey = key;
+        persist();
+        showScoreError(game, twin, "Offline: scored on this device with the same rules as the server, "
+          + "which checks them again when it is back.");
+      } else {
+        setNotice($("score-status"), "warn",
+          "Offline: your hands are saved on this device. Scores will be worked out when the server is back.");
+      }
       retryTimer = setTimeout(rescore, RETRY_MS);
     } else {
       setNotice($("score-status"), "bad", e.message);
     }
   }
   if (current === game) renderGame();
+}
+
+/** The status line after scoring: a hand that cannot be scored (in names), or `otherwise`. */
+function showScoreError(game, result, otherwise) {
+  if (result.error && result.error.hand === null) {
+    setNotice($("score-status"), "bad", `These rules cannot be scored: ${lineText(game, result.error.reason)}`);
+  } else if (result.error) {
+    setNotice($("score-status"), "bad",
+      `Hand ${result.error.hand + 1} cannot be scored: ${lineText(game, result.error.reason)}. Edit it to go on.`);
+  } else if (otherwise) {
+    setNotice($("score-status"), "warn", otherwise);
+  } else {
+    clearNotice($("score-status"));
+  }
 }
 
 function timeTag(i) {
@@ -634,9 +694,9 @@ function renderGame() {
     el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Actions"))));
   const rows = [];
   const errorHand = scored && scored.error ? scored.error.hand : null;
-  const known = scoredPrefix(game);
+  const [known, knownSheet] = scoredPrefix(game);
   game.hands.forEach((hand, i) => {
-    const row = i < known ? game.scored.hands[i] : null;
+    const row = i < known ? knownSheet.hands[i] : null;
     const bad = errorHand === i;
     rows.push(el("tr", { class: `${bad ? "has-error" : ""}${editing === i ? " editing" : ""}`, "data-hand": i },
       // A hand in which the time ran out is tagged on its "How ... scored" line (the narrow first column
@@ -650,7 +710,7 @@ function renderGame() {
             : el("span", { class: "pending" }, bad ? "error" : "…"),
           side ? el("span", { class: `sub ${side.points < 0 ? "pts-neg" : "pts-pos"}` },
             `${signed(side.points)} · ${side.bags} bag${side.bags === 1 ? "" : "s"}`) : null,
-          el("span", { class: "sub" }, `bid ${bids} · took ${took}`));
+          el("span", { class: "sub" }, `bid ${bids} · took ${took}${side ? statusWord(side) : ""}`));
       }),
       el("td", {}, el("button", { type: "button", class: "edit-hand", "aria-label": `Edit hand ${i + 1}`,
         onclick: () => startEdit(i) }, "Edit"))));
@@ -666,7 +726,7 @@ function renderGame() {
                 + `bags ${row.sides[k].bags}`))))))));
     } else if (bad) {
       rows.push(el("tr", { class: "explain-row" }, el("td", {}), el("td", { colspan: lay.sides.length + 1 },
-        el("span", { class: "pts-neg" }, scored.error.reason))));
+        el("span", { class: "pts-neg" }, lineText(game, scored.error.reason)))));
     }
   });
   replaceChildren($("sheet-body"), rows);
@@ -677,19 +737,52 @@ function renderGame() {
   const over = scored && scored.over && !scored.error;
   $("hand-form").hidden = over && editing === null;
   renderTimeResult(game, scored);
+  renderTie(game, scored);
   renderClock();
+}
+
+/** The side's result as the engine gave it: made, set, or nothing (no contract). */
+function statusWord(side) {
+  if (side.made === true) return side.contract ? " · made" : "";
+  if (side.made === false) return " · set";
+  return "";
+}
+
+/** Why the game goes on though a side has reached the end: the lead is tied (the engine's `tied`). */
+function renderTie(game, scored) {
+  const node = $("tie-note");
+  if (!scored || !scored.tied || scored.time_up) {
+    clearNotice(node);
+    return;
+  }
+  const totals = scored.totals;
+  const best = Math.max(...totals);
+  const tied = game.layout.sides.map((_, k) => k).filter((k) => totals[k] === best);
+  setNotice(node, "warn", `${tied.map((k) => sideLabel(game, k)).join(" and ")} are tied at ${best}. `
+    + `A game that reaches its end (${game.layout.target} to win) with the lead tied goes on: the next hand that `
+    + "leaves one side ahead ends it.");
 }
 
 // ---------------------------------------------------------------- entering a hand
 
-function bidChoices(lay) {
-  const out = [["", "Bid…"], ["nil", "nil"]];
-  for (let k = 1; k <= lay.hand_size; k++) out.push([String(k), String(k)]);
-  if (lay.blind_nil) out.push(["blind nil", "blind nil"]);
-  if (lay.blind_bids) {
-    for (let k = lay.blind_bid_min; k <= lay.hand_size; k++) out.push([`blind ${k}`, `blind ${k}`]);
+// The bids a hand may be entered with come from the engine: every answer of POST /api/score gives, for each
+// hand scored, the bids it could be entered with (hands[i].bid_choices) and those of the next hand
+// (bid_choices). Offline, or before any answer, the twin gives the same lists.
+function choicesFor(game, index) {
+  const [known, sheet] = scoredPrefix(game);
+  if (sheet && index < known && sheet.hands[index].bid_choices !== undefined) return sheet.hands[index].bid_choices;
+  if (sheet && index === known && known === sheet.hands.length && sheet.bid_choices !== undefined && !sheet.error) {
+    return sheet.bid_choices;
   }
-  return out;
+  const twin = twinScore(game, game.hands.slice(0, index));
+  return twin ? twin.bid_choices : null;
+}
+
+let seatChoices = null; // per seat, the bids the hand on the form may have
+
+function bidChoices(seat) {
+  const list = (seatChoices && seatChoices[seat]) || [];
+  return [["", "Bid…"], ...list.map((b) => [b, b])];
 }
 
 function handIndex() {
@@ -725,6 +818,7 @@ function stepper(id, label, value, { min = 0, max, onChange }) {
 
 function buildHandForm() {
   const game = current;
+  seatChoices = choicesFor(game, handIndex());
   const lay = game.layout;
   const index = handIndex();
   const existing = editing === null ? null : game.hands[editing];
@@ -786,8 +880,8 @@ function buildSeatFields(existing) {
   const game = current;
   const lay = game.layout;
   const bidless = isBidless(handIndex());
-  const choices = bidChoices(lay);
   replaceChildren($("seats"), Array.from({ length: lay.players }, (_, s) => {
+    const choices = bidChoices(s);
     const side = lay.sides.findIndex((x) => x.includes(s));
     const bidValue = existing && existing.bids ? String(existing.bids[s]) : "";
     const tricks = existing ? existing.tricks[s] : "";
@@ -814,20 +908,24 @@ function buildSeatFields(existing) {
   }));
 }
 
-/** The nil choices of one player in a side entry: "" (bids a number), "nil made", "nil failed", ... */
-function nilChoices(lay) {
-  const out = [["", "bids a number"], ["nil made", "nil, made"], ["nil failed", "nil, failed"]];
-  if (lay.blind_nil) out.push(["blind nil made", "blind nil, made"], ["blind nil failed", "blind nil, failed"]);
+/** The nil choices of one player in a side entry: "" (bids a number), "nil made", "nil failed", ... (from the
+ * bids the engine allows that player). */
+function nilChoices(seat) {
+  const list = (seatChoices && seatChoices[seat]) || [];
+  const out = [["", "bids a number"]];
+  for (const b of ["nil", "blind nil"]) {
+    if (list.includes(b)) out.push([`${b} made`, `${b}, made`], [`${b} failed`, `${b}, failed`]);
+  }
   return out;
 }
 
-function sideBidChoices(lay) {
-  const out = [["", "Bid…"]];
-  for (let k = 1; k <= lay.hand_size; k++) out.push([String(k), String(k)]);
-  if (lay.blind_bids) {
-    for (let k = lay.blind_bid_min; k <= lay.hand_size; k++) out.push([`blind ${k}`, `blind ${k}`]);
-  }
-  return out;
+/** A side's bid together: the numbers and blind bids its players may make. */
+function sideBidChoices(seats) {
+  const lists = seats.map((s) => (seatChoices && seatChoices[s]) || []);
+  const numbers = new Set(lists.flat().filter((b) => /^[0-9]+$/.test(b)).map(Number));
+  const blind = [...new Set(lists.flat().filter((b) => /^blind [0-9]+$/.test(b)))];
+  return [["", "Bid…"], ...[...numbers].sort((a, b) => a - b).map((k) => [String(k), String(k)]),
+    ...blind.map((b) => [b, b])];
 }
 
 function buildSideFields(existing) {
@@ -844,7 +942,7 @@ function buildSideFields(existing) {
       const took = stepper(`nil-tricks-${s}`, `Tricks ${game.names[s]} took`, nil && nil.tricks > 0 ? nil.tricks : 1,
         { min: 1, max: lay.hand_size, onChange: updateSum });
       const tookBox = el("span", { class: "nil-took", hidden: !value.endsWith("failed") }, "took ", took);
-      const select = el("select", { id: `nil-${s}`, "data-seat": s }, nilChoices(lay).map(([v, t]) =>
+      const select = el("select", { id: `nil-${s}`, "data-seat": s }, nilChoices(s).map(([v, t]) =>
         el("option", { value: v, selected: v === value }, t)));
       select.addEventListener("change", () => {
         tookBox.hidden = !select.value.endsWith("failed");
@@ -860,7 +958,7 @@ function buildSideFields(existing) {
       el("div", { class: "side-main" },
         bidless ? el("span", { class: "hint" }, "no bid") : el("div", { class: "field" },
           el("label", { for: `side-bid-${k}` }, "Bid together"),
-          el("select", { id: `side-bid-${k}` }, sideBidChoices(lay).map(([v, t]) =>
+          el("select", { id: `side-bid-${k}` }, sideBidChoices(seats).map(([v, t]) =>
             el("option", { value: v, selected: v === bidValue }, t)))),
         el("div", { class: "field" },
           el("span", { class: "label", id: `side-tricks-label-${k}` }, "Tricks taken"),
@@ -902,6 +1000,59 @@ function updateSum() {
   const node = $("tricks-sum");
   node.textContent = `${total} of ${need} tricks entered`;
   node.classList.toggle("off", total > need || (total > 0 && total !== need));
+  previewSoon();
+}
+
+// ---------------------------------------------------------------- the hand's score as it is typed
+
+let previewTimer = null;
+let previewSeq = 0;
+
+/** Show what the hand on the form scores, once it is complete: the server's answer, or offline the twin's. */
+function previewSoon() {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(preview, 150);
+}
+
+async function preview() {
+  const game = current;
+  const node = $("hand-preview");
+  if (!game || $("hand-form").hidden) return;
+  const seq = ++previewSeq;
+  const index = handIndex();
+  const read = formMode === "side" ? readSideHand(index) : readSeatHand(index);
+  if (read.error) {
+    node.textContent = "";
+    delete node.dataset.source;
+    return;
+  }
+  const hands = [...game.hands];
+  hands[index] = withTimeUp(read.hand);
+  let result;
+  let source = "server";
+  try {
+    result = await api("/api/score", { rules: rulesSpec(game), hands: hands.slice(0, index + 1) });
+  } catch (e) {
+    if (!(e instanceof OfflineError)) return;
+    result = twinScore(game, hands.slice(0, index + 1));
+    source = "device";
+  }
+  if (seq !== previewSeq || game !== current || !result) return;
+  node.dataset.source = source;
+  if (result.error && result.error.hand === index) {
+    node.textContent = `This hand cannot be scored: ${lineText(game, result.error.reason)}`;
+    return;
+  }
+  const row = result.hands[index];
+  if (!row) {
+    node.textContent = "";
+    return;
+  }
+  node.textContent = `This hand: ${game.layout.sides.map((_, k) => {
+    const side = row.sides[k];
+    const bags = side.new_bags ? `, ${side.new_bags} bag${side.new_bags === 1 ? "" : "s"}` : "";
+    return `${sideLabel(game, k)} ${signed(side.points)}${bags} → ${side.total}`;
+  }).join(" · ")}`;
 }
 
 function parseBid(raw) {
@@ -984,7 +1135,7 @@ async function submitHand(event) {
   try {
     const result = await api("/api/score", { rules: rulesSpec(game), hands });
     if (result.error && (result.error.hand === index || result.error.hand === null)) {
-      setNotice(error, "bad", result.error.reason);
+      setNotice(error, "bad", lineText(game, result.error.reason));
       return;
     }
     if (editing !== null && result.error && result.error.hand > index && result.over) {
@@ -1002,7 +1153,12 @@ async function submitHand(event) {
       setNotice(error, "bad", e.message);
       return;
     }
-    // Offline: keep the hand; rescore() below says scores will follow.
+    // Offline: the twin refuses what the server would; a hand it takes is kept, and rescore() scores it here.
+    const twin = twinScore(game, hands);
+    if (twin && twin.error && (twin.error.hand === index || twin.error.hand === null)) {
+      setNotice(error, "bad", lineText(game, twin.error.reason));
+      return;
+    }
   } finally {
     $("add-hand").disabled = false;
   }
@@ -1012,9 +1168,10 @@ async function submitHand(event) {
   editing = null;
   persist();
   pushSoon(game);
-  buildHandForm();
   await rescore();
-  firstField().focus();
+  buildHandForm();
+  const next = firstField();
+  if (next) next.focus();
 }
 
 function firstField() {
@@ -1026,7 +1183,8 @@ function startEdit(i) {
   buildHandForm();
   renderGame();
   $("hand-form").scrollIntoView({ block: "start" });
-  firstField().focus({ preventScroll: true });
+  const first = firstField();
+  if (first) first.focus({ preventScroll: true });
 }
 
 function cancelEdit() {
@@ -1153,6 +1311,7 @@ function init() {
     if (form) form.reset();
   });
   $("hand-form").addEventListener("submit", submitHand);
+  $("seats").addEventListener("change", previewSoon); // a bid chosen (the tricks call updateSum)
   for (const radio of [$("entry-seat"), $("entry-side")]) {
     radio.addEventListener("change", () => {
       if (!radio.checked || !current) return;

@@ -21,7 +21,7 @@ export function parseBid(value) {
     const blind = t.startsWith("blind ");
     const core = blind ? t.slice(6).trim() : t;
     if (core === "nil") return { tricks: 0, blind };
-    if (/^[0-9]+$/.test(core) && Number(core) > 0) return { tricks: Number(core), blind };
+    if (/^[0-9]{1,3}$/.test(core) && Number(core) > 0) return { tricks: Number(core), blind };
   }
   throw new Error(`${JSON.stringify(value)} is not a bid: bids are a number, 'nil', 'blind nil' or 'blind N'`);
 }
@@ -155,11 +155,20 @@ export function blindEligibleSides(r, totals) {
   });
 }
 
+function reachesEnd(r, totals, timeUp) {
+  const ends = Math.max(...totals) >= r.target || timeUp;
+  return ends || (r.lose_at !== null && r.lose_at !== undefined && Math.min(...totals) <= r.lose_at);
+}
+
+/** spades.core.scoring.tied_at_end: the game has reached its end with the lead tied, so it goes on. */
+export function tiedAtEnd(r, totals, timeUp) {
+  const best = Math.max(...totals);
+  return reachesEnd(r, totals, timeUp) && totals.filter((x) => x === best).length > 1;
+}
+
 /** spades.core.scoring.game_outcome: [over, winner]. A tie for first place goes on. */
 export function gameOutcome(r, totals, timeUp) {
-  let ends = Math.max(...totals) >= r.target || timeUp;
-  if (r.lose_at !== null && r.lose_at !== undefined && Math.min(...totals) <= r.lose_at) ends = true;
-  if (!ends) return [false, null];
+  if (!reachesEnd(r, totals, timeUp)) return [false, null];
   const best = Math.max(...totals);
   const leaders = totals.map((x, i) => [x, i]).filter(([x]) => x === best).map(([, i]) => i);
   return leaders.length === 1 ? [true, leaders[0]] : [false, null];
@@ -192,6 +201,10 @@ function checkSideBids(r, layout, bids, hand) {
     }
     if (r.max_side_bid !== null && r.max_side_bid !== undefined && contract > r.max_side_bid) {
       throw new SheetError(`side ${k}: its contract is ${contract}, and max_side_bid is ${r.max_side_bid}`, hand);
+    }
+    if (r.team_bidding && seats.filter((s) => bids[s] !== null && bids[s].tricks).length > 1) {
+      throw new SheetError(`side ${k}: with team_bidding one partner gives the side's total: the other bids nil `
+        + "or leaves it", hand);
     }
     if (r.forced_bids === "suicide" && seats.length === 2) {
       const nils = seats.filter((s) => bids[s] !== null && bids[s].tricks === 0).length;
@@ -294,21 +307,15 @@ export function seatsFromSides(r, layout, sides, bidless, hand) {
   return [bids.map((b) => (b === null ? null : b.tricks && !b.blind ? b.tricks : bidText(b))), tricks];
 }
 
-/** spades.scorekeeper.bid_choices: the bids each seat may be entered with in the next hand (null: no bids). */
+/** spades.scorekeeper.bid_choices: the bids each seat may be entered with in the next hand (null: no bids).
+ * Every bid the rules allow is the engine's `possible_bids`, sent with the rules' layout (`layout.bids`) and
+ * kept with the game; blind bids are kept only for a side far enough behind. */
 export function bidChoices(r, layout, totals, handIndex) {
   if (!r.first_hand_bids && handIndex === 0) return null;
   const eligible = blindEligibleSides(r, totals);
-  const most = r.max_side_bid === null || r.max_side_bid === undefined ? layout.hand_size
-    : Math.min(layout.hand_size, r.max_side_bid);
-  return Array.from({ length: layout.players }, (_, seat) => {
-    const out = ["nil"];
-    for (let k = 1; k <= most; k++) out.push(String(k));
-    if (eligible[sideOf(layout, seat)]) {
-      if (r.blind_nil) out.push("blind nil");
-      if (r.blind_bids) for (let k = r.blind_bid_min; k <= most; k++) out.push(`blind ${k}`);
-    }
-    return out;
-  });
+  const every = layout.bids || [];
+  return Array.from({ length: layout.players }, (_, seat) =>
+    every.filter((b) => !b.startsWith("blind") || eligible[sideOf(layout, seat)]));
 }
 
 /** A running score, as spades.scorekeeper.ScoreSheet keeps it. */
@@ -423,7 +430,8 @@ export function scoreSheet(options, layout, hands) {
     }
   }
   const running = layout.sides.map(() => 0);
-  const outHands = sheet.hands.map((sides) => ({
+  const outHands = sheet.hands.map((sides, i) => ({
+    bid_choices: bidChoices(options, layout, running, i),
     sides: sides.map((s, k) => {
       running[k] += s.points;
       return { points: s.points, total: running[k], bags: s.bags_total, lines: s.lines.map(([t, p]) => [t, p]),
@@ -439,6 +447,7 @@ export function scoreSheet(options, layout, hands) {
     bags: [...sheet.bags],
     over: sheet.over,
     time_up: sheet.timeUp,
+    tied: sheet.hands.length > 0 && tiedAtEnd(options, sheet.totals, sheet.timeUp),
     blind_eligible: blindEligibleSides(options, sheet.totals),
     next_hand_bids: Boolean(options.first_hand_bids) || sheet.hands.length > 0,
     bid_choices: sheet.over ? null : bidChoices(options, layout, sheet.totals, sheet.hands.length),
