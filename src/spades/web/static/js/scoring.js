@@ -202,10 +202,6 @@ function checkSideBids(r, layout, bids, hand) {
     if (r.max_side_bid !== null && r.max_side_bid !== undefined && contract > r.max_side_bid) {
       throw new SheetError(`side ${k}: its contract is ${contract}, and max_side_bid is ${r.max_side_bid}`, hand);
     }
-    if (r.team_bidding && seats.filter((s) => bids[s] !== null && bids[s].tricks).length > 1) {
-      throw new SheetError(`side ${k}: with team_bidding one partner gives the side's total: the other bids nil `
-        + "or leaves it", hand);
-    }
     if (r.forced_bids === "suicide" && seats.length === 2) {
       const nils = seats.filter((s) => bids[s] !== null && bids[s].tricks === 0).length;
       if (nils !== 1) throw new SheetError(`side ${k}: in suicide exactly one partner bids nil, not ${nils}`, hand);
