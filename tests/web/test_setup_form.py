@@ -96,6 +96,7 @@ def test_the_score_keeper_uses_the_same_form(page: Any, live_server: LiveServer)
     page.wait_for_selector("#start-game:not([disabled])")
     assert page.locator("#option-grid .quick-rules [data-option]").count() == 6
     page.select_option("#opt-length", "300")
+    page.wait_for_function("document.getElementById('rules-status').textContent.includes('game to 300')")
     page.fill("#opt-nil_points", "50")
     page.dispatch_event("#opt-nil_points", "change")
     page.wait_for_function("document.getElementById('override-count').textContent === '(2 changed)'")
