@@ -245,6 +245,17 @@ def _site(tmp: str, database: str | None, redis: str | None) -> Iterator[list[st
         client.close()
 
 
+def _no_quotas(env: dict[str, str]) -> list[str]:
+    """``--quota NAME=none`` for every per-address and per-player quota of the server to run (all the
+    simulated players come from one address, which the quotas are there to stop); nothing for a server
+    without quotas (a baseline from before them)."""
+    probe = subprocess.run([sys.executable, "-c", "from spades.server.quotas import DEFAULT_QUOTAS as q; print(*q)"],
+                           env=env, capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        return []
+    return [arg for name in probe.stdout.split() for arg in ("--quota", f"{name}=none")]
+
+
 async def _step(players: int, seconds: float, think: float, source: str | None = None, processes: int = 1,
                 database: str | None = None, redis: str | None = None) -> dict[str, Any]:
     ports = [_free_port() for _ in range(processes)]
@@ -254,8 +265,10 @@ async def _step(players: int, seconds: float, think: float, source: str | None =
         env = {k: v for k, v in os.environ.items() if k != "SPADES_DATABASE_URL"}
         if source is not None:  # the server's code from another checkout (the simulated players stay these)
             env["PYTHONPATH"] = source
+        unlimited = _no_quotas(env)
         procs = [subprocess.Popen([sys.executable, "-m", "spades.cli", "serve", "--port", str(port), *site,
-                                   "--bot-delay", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+                                   "--bot-delay", "0", *unlimited], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, env=env)
                  for port in ports]
         try:
             for base in bases:
