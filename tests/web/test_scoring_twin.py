@@ -115,16 +115,17 @@ def random_entry(rules: Any, rng: random.Random, sheet: ScoreSheet) -> dict[str,
     return entry
 
 
-def seeded_cases() -> list[dict[str, Any]]:
+def seeded_cases(variants: list[dict[str, Any]] = VARIANTS, games: int = GAMES_PER_RULES,
+                 presets: Any = PRESETS) -> list[dict[str, Any]]:
     cases: list[dict[str, Any]] = []
-    for preset in PRESETS:
-        for variant in VARIANTS:
+    for preset in presets:
+        for variant in variants:
             spec = {"preset": preset, **variant}
             try:
                 rules = load_rules(spec)
             except SpadesError:
                 continue  # a combination this preset cannot be played with
-            for g in range(GAMES_PER_RULES):
+            for g in range(games):
                 rng = random.Random(f"{preset}/{json.dumps(variant, sort_keys=True)}/{g}")
                 sheet = ScoreSheet(rules)
                 hands: list[dict[str, Any]] = []
@@ -163,13 +164,9 @@ KEYS = ("hands", "totals", "winner", "ok", "bags", "over", "time_up", "tied", "b
         "bid_choices")
 
 
-def test_the_twin_scores_as_the_engine_in_every_preset(tmp_path: Path) -> None:
-    node()
-    cases = seeded_cases()
-    assert {c["spec"]["preset"] for c in cases} == set(PRESETS)
-    hands = sum(len(c["hands"]) for c in cases)
-    assert hands >= 5000, hands
-    assert sum(1 for c in cases for h in c["hands"] if "sides" in h) > 300
+def compare(cases: list[dict[str, Any]], tmp_path: Path) -> int:
+    """Score every case with the twin and with the server's endpoint; the answers must be equal. Returns
+    how many sheets ended on a refused hand."""
     twin = run_twin(cases, tmp_path)
     refused = 0
     for case, theirs in zip(cases, twin, strict=True):
@@ -181,7 +178,27 @@ def test_the_twin_scores_as_the_engine_in_every_preset(tmp_path: Path) -> None:
             assert theirs["error"] == ours["error"], (case["spec"], case["hands"])
         else:
             assert theirs["error"] is None
-    assert refused > 10  # the refusals are compared too
+    return refused
+
+
+@pytest.mark.slow
+def test_the_twin_scores_as_the_engine_in_every_preset(tmp_path: Path) -> None:
+    node()
+    cases = seeded_cases()
+    assert {c["spec"]["preset"] for c in cases} == set(PRESETS)
+    hands = sum(len(c["hands"]) for c in cases)
+    assert hands >= 5000, hands
+    assert sum(1 for c in cases for h in c["hands"] if "sides" in h) > 300
+    assert compare(cases, tmp_path) > 10  # the refusals are compared too
+
+
+def test_the_twin_scores_as_the_engine_quick(tmp_path: Path) -> None:
+    # The quick loop's share: one game of each preset with its own rules, and one standard game in each
+    # variation (the slow test above plays 9,690 hands).
+    node()
+    cases = seeded_cases(variants=[{}], games=1) + seeded_cases(games=1, presets=["standard"])
+    assert sum(len(c["hands"]) for c in cases) >= 500
+    compare(cases, tmp_path)
 
 
 def test_the_test_can_fail(tmp_path: Path) -> None:
