@@ -26,7 +26,7 @@ from spades.server.review import review_router
 from spades.server.routes import score_games_router, session_router, tables_router
 from spades.server.site import COOKIE, Site, player_json
 from spades.server.stats import stats_router
-from spades.storage.base import Storage
+from spades.storage.base import Storage, StorageBusy
 from spades.storage.sql import SqlStorage, open_storage
 from spades.web import http
 from spades.web.http import ApiError
@@ -37,7 +37,8 @@ def make_hub(cfg: ServerConfig, storage: Storage, bots: BotLevels | None = None)
     """The hub for these settings: one process's, or one of several sharing tables (``--redis``)."""
     kw: dict[str, Any] = {"bot_delay": cfg.bot_delay, "bot_think": cfg.bot_think, "time_scale": cfg.time_scale,
                           "clock": cfg.clock, "resume_window": cfg.resume_window,
-                          "seed_seconds": cfg.seed_seconds, "bots": bots}
+                          "seed_seconds": cfg.seed_seconds, "bots": bots, "storage_wait": cfg.storage_wait,
+                          "idle_table_seconds": cfg.idle_table_seconds}
     if not cfg.redis_url:
         return Hub(storage, **kw)
     from spades.server.cluster import ClusterHub
@@ -57,8 +58,10 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        st = storage if storage is not None else open_storage(cfg.database_url)
+        st = storage if storage is not None else open_storage(cfg.database_url, max(0.5, cfg.storage_wait - 1.0))
         hub = make_hub(cfg, st, bots)
+        hub.quotas = quotas  # chat lines per player, counted where the table's owner handles them
+        _app.state.hub = hub  # (tests and operators look at the hub's tables)
         site.started(hub)
         await asyncio.to_thread(dummy_hash)  # made once, before the first login for an unknown name
         await hub.start()
@@ -82,6 +85,13 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(cfg.trusted_proxies))
 
     http.install(app)
+
+    @app.exception_handler(StorageBusy)
+    async def storage_busy(_request: Request, _exc: StorageBusy) -> JSONResponse:
+        retry = max(1, round(cfg.storage_wait))
+        return JSONResponse({"error": {"code": "storage_busy", "reason": "the database is busy: nothing was "
+                                       "changed, try again in a few seconds", "retry_after": retry}},
+                            status_code=503, headers={"Retry-After": str(retry)})
 
     @app.exception_handler(QuotaExceeded)
     async def over_quota(_request: Request, exc: QuotaExceeded) -> JSONResponse:

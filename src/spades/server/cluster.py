@@ -201,6 +201,7 @@ class ClusterHub(Hub):
         self.loops = [asyncio.create_task(self._listen(ready)), asyncio.create_task(self._publisher()),
                       asyncio.create_task(self._maintain())]
         await asyncio.wait_for(ready, 10)
+        self._spawn(self._sweep())
         log.info("cluster node %s started", self.node)
 
     async def stop(self) -> None:
@@ -581,7 +582,7 @@ class ClusterHub(Hub):
         try:
             await Hub.handle(self, conn, msg)
         except ProtocolError as e:
-            conn.error(e.code, e.reason, cid)
+            conn.error(e.code, e.reason, cid, e.extra)
         except LeaseLost:
             await self._lost(tid)
             self.publish_table(tid, {"to": to, "req": req, "not_owner": True})
@@ -687,6 +688,10 @@ class ClusterHub(Hub):
                 await self._rebuild(tid)
             else:
                 self.tables.pop(tid, None)
+
+    def keeps(self, table_id: str) -> bool:
+        """Only the owner rebuilds a table after a failed write (a replica is rebuilt by ``_after_lost``)."""
+        return table_id in self.owned
 
     def schedule(self, t: TableState) -> None:
         """Only the owner arms bots and turn timers (a turn's deadline comes from the log, so it is the

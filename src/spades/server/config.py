@@ -34,6 +34,17 @@ class ServerConfig:
     """Messages a connection may send per second on average..."""
     rate_burst: float = 40.0
     """...and in a burst; beyond this the socket is closed with policy code 1008."""
+    storage_wait: float = 5.0
+    """Seconds a move or a request waits for the database (another process holding SQLite's lock, a
+    stalled server) before it is answered "busy, try again" (ws ``storage_busy``, HTTP 503) with nothing
+    stored; ``/readyz`` then answers 503 too."""
+    sockets_per_player: int = 20
+    """Table sockets one player may hold open at once in one server process (tabs, tables, spectating); the
+    next is refused with ``too_many_sockets`` and closed (policy code 1008)."""
+    idle_table_seconds: float = 1800.0
+    """A table in memory with nobody connected, no bot or timer armed and no use for this long is dropped
+    from memory (a finished one once nobody is connected); any use reloads it from its log. More than the
+    longest turn timer (600 s), so a waiting turn's timer is never what is dropped."""
     resume_window: int = 500
     """A reconnecting client missing at most this many events gets them; more gets a snapshot."""
     login_attempts: int = 5

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 import time
 from collections import defaultdict
@@ -37,7 +38,17 @@ from spades.server.protocol import (
     project_event,
 )
 from spades.server.table import Seat, TableState
-from spades.storage.base import DuplicateError, EventLog, EventRow, GameSeat, PlayerRow, Storage, TableRow
+from spades.storage.base import (
+    DuplicateError,
+    EventLog,
+    EventRow,
+    GameSeat,
+    PlayerRow,
+    Storage,
+    StorageBusy,
+    TableRow,
+)
+from spades.storage.sql import is_busy
 
 log = logging.getLogger("spades.server")
 T = TypeVar("T")
@@ -96,9 +107,9 @@ class Conn:
             return
         self.outbox.put_nowait(text)
 
-    def error(self, code: str, reason: str, cid: str | None = None) -> None:
-        """Send an error message."""
-        msg: dict[str, Any] = {"type": "error", "code": code, "reason": reason}
+    def error(self, code: str, reason: str, cid: str | None = None, extra: dict[str, Any] | None = None) -> None:
+        """Send an error message (``extra``: more fields, such as a quota's ``retry_after``)."""
+        msg: dict[str, Any] = {**(extra or {}), "type": "error", "code": code, "reason": reason}
         if cid is not None:
             msg["id"] = cid
         self.send(msg)
@@ -117,7 +128,8 @@ class Hub:
     def __init__(self, storage: Storage, *, events: EventLog | None = None, bots: BotLevels | None = None,
                  bot_delay: float = 0.6, bot_think: float = 2.0,
                  time_scale: float = 1.0, clock: Callable[[], float] = time.time,
-                 resume_window: int = 500, seed_seconds: float = 4.0) -> None:
+                 resume_window: int = 500, seed_seconds: float = 4.0, storage_wait: float = 5.0,
+                 idle_table_seconds: float = 1800.0) -> None:
         self.storage = storage
         """Tables, accounts and finished games."""
         self.log: EventLog = events if events is not None else storage
@@ -125,6 +137,13 @@ class Hub:
         (a cluster fences every write with the table's lease: ``spades.server.cluster.FencedLog``)."""
         self.levels: BotLevels = bots if bots is not None else LEVELS
         """The bot levels offered here and the factories the hub makes its bots with."""
+        self.storage_wait = storage_wait
+        """How long a call waits for the database (``ServerConfig.storage_wait``) before ``StorageBusy``."""
+        self.idle_table_seconds = idle_table_seconds
+        self.used: dict[str, float] = {}
+        """When each table in memory was last loaded, used or changed (monotonic clock): see ``evict_idle``."""
+        self.quotas: Any = None
+        """The server's ``spades.server.quotas.Quotas`` (set by the app): chat lines per player."""
         self.bot_delay = bot_delay
         self.bot_think = bot_think
         self.time_scale = time_scale
@@ -153,8 +172,18 @@ class Hub:
     # ------------------------------------------------------------------ plumbing
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a storage call on the database thread."""
-        return await asyncio.get_running_loop().run_in_executor(self.db_pool, partial(fn, *args))
+        """Run a storage call on the database thread; ``StorageBusy`` when the database is locked or does
+        not answer within about ``storage_wait`` seconds (SQLite gives up on a lock after that long; a
+        stalled call is given two seconds more, and a call still queued behind it is dropped)."""
+        fut = asyncio.get_running_loop().run_in_executor(self.db_pool, partial(fn, *args))
+        try:
+            return await asyncio.wait_for(fut, self.storage_wait + 2.0)
+        except TimeoutError:
+            raise StorageBusy(f"the database did not answer in {self.storage_wait + 2.0:g} s") from None
+        except Exception as e:
+            if is_busy(e) and not isinstance(e, StorageBusy):
+                raise StorageBusy(str(e)) from e
+            raise
 
     async def _store(self, table_id: str, rows: list[EventRow]) -> None:
         """Store a table's new rows; returns once they are committed (raises what kept them out).
@@ -183,7 +212,7 @@ class Hub:
                     if err is None:
                         fut.set_result(None)
                     else:
-                        fut.set_exception(err)
+                        fut.set_exception(StorageBusy(str(err)) if is_busy(err) else err)
         finally:
             self._writing = False
 
@@ -205,6 +234,7 @@ class Hub:
                     self._arm_seed_timer(t)
                 self.schedule(t)
         log.info("resumed %d tables", len(rows))
+        self._spawn(self._sweep())
 
     async def stop(self) -> None:
         """Stop timers and worker threads."""
@@ -223,6 +253,7 @@ class Hub:
         task.add_done_callback(self.tasks.discard)
 
     async def _load(self, table_id: str) -> TableState | None:
+        self.used[table_id] = time.monotonic()
         t = self.tables.get(table_id)
         if t is not None:
             return t
@@ -256,9 +287,43 @@ class Hub:
         """A table, loaded from the log if it is not in memory."""
         t = self.tables.get(table_id)
         if t is not None:
+            self.used[table_id] = time.monotonic()
             return t
         async with self.locks[table_id]:
             return await self._load(table_id)
+
+    def evict_idle(self) -> list[str]:
+        """Drop from memory the tables nobody uses (``idle_table_seconds``): no socket here, no bot move,
+        turn timer or seed window armed, not being changed, and not used for that long (a finished
+        table: for a minute at most). Their log is the truth: any use (``hello``, the lobby, a record)
+        loads them again exactly. Returns the ids dropped."""
+        now = time.monotonic()
+        out = []
+        for tid, t in list(self.tables.items()):
+            lock = self.locks.get(tid)
+            idle = min(self.idle_table_seconds, 60.0) if t.over else self.idle_table_seconds
+            if (self.conns.get(tid) or tid in self.armed or tid in self.seed_timers
+                    or (lock is not None and lock.locked()) or now - self.used.get(tid, 0.0) < idle):
+                continue
+            del self.tables[tid]
+            for d in (self.used, self.conns, self.locks, self.deadlines, self.grace, self.timers):
+                d.pop(tid, None)
+            for key in [k for k in self.bots if k[0] == tid]:
+                del self.bots[key]
+            out.append(tid)
+        if out:
+            log.info("dropped %d idle tables from memory", len(out))
+        return out
+
+    async def _sweep(self) -> None:
+        """Drop idle tables from memory now and then (``evict_idle``)."""
+        period = min(60.0, max(0.05, self.idle_table_seconds / 4))
+        while True:
+            await asyncio.sleep(period)
+            try:
+                self.evict_idle()
+            except Exception:
+                log.exception("could not drop idle tables")
 
     async def _commit(self, t: TableState, rows: list[EventRow]) -> None:
         """Persist rows (the acknowledgement comes after this), then broadcast and reschedule. When the
@@ -268,14 +333,19 @@ class Hub:
         self._settle(t, rows)
         if not rows:
             return
+        self.used[t.id] = time.monotonic()
         try:
             await self._store(t.id, rows)
         except Exception:
             self.tables.pop(t.id, None)
             self.armed.pop(t.id, None)
-            fresh = await self._load(t.id)
-            if fresh is not None:
-                self.schedule(fresh)
+            try:
+                fresh = await self._load(t.id)
+            except StorageBusy:  # the log cannot be read now either: rebuild the table when it can
+                self._spawn(self._revive(t.id))
+            else:
+                if fresh is not None:
+                    self.schedule(fresh)
             raise
         if t.over:
             try:
@@ -284,6 +354,34 @@ class Hub:
                 log.exception("could not keep the finished game of table %s", t.id)
         self.schedule(t)  # first, so that the state sent carries the new turn's deadline
         self._broadcast(t, rows)
+
+    async def _revive(self, table_id: str) -> None:
+        """Rebuild a table dropped after a failed write from its log, retrying while the database is busy,
+        and set its bots and timers going again."""
+        while self.keeps(table_id):
+            try:
+                async with self.locks[table_id]:
+                    t = await self._load(table_id)
+                    if t is not None:
+                        self.schedule(t)
+                return
+            except StorageBusy:
+                await asyncio.sleep(self.storage_wait)
+
+    def keeps(self, table_id: str) -> bool:
+        """This process keeps the table in memory and runs its bots (in a cluster: only its owner)."""
+        return True
+
+    async def ready(self) -> bool:
+        """The database can be written now (``/readyz``): a probe that writes nothing, bounded in time."""
+        probe = getattr(self.storage, "probe", None)
+        if probe is None:
+            return True
+        try:
+            await asyncio.wait_for(self.db(probe, min(1.0, self.storage_wait)), max(2.0, self.storage_wait))
+        except Exception:
+            return False
+        return True
 
     # ------------------------------------------------------------------ client seeds
 
@@ -521,7 +619,10 @@ class Hub:
             conn.send({"type": "pong"})
             return
         if kind == "hello":
-            await self.hello(conn, msg)
+            try:
+                await self.hello(conn, msg)
+            except StorageBusy:
+                raise ProtocolError("storage_busy", "the database is busy: try again in a few seconds") from None
             return
         if not conn.attached:
             raise ProtocolError("hello_first", "send hello first")
@@ -531,7 +632,11 @@ class Hub:
             raise ProtocolError("unknown_type", f"unknown message type {kind[:30]!r}")
         if conn.player is None:
             raise ProtocolError("spectator", "spectators cannot act: open the site to get a player first")
-        await handler(conn, conn.player, msg)
+        try:
+            await handler(conn, conn.player, msg)
+        except StorageBusy:  # nothing was stored: the table is as it was before the message
+            raise ProtocolError("storage_busy", "the database is busy: nothing was changed, try again in a few "
+                                                "seconds") from None
 
     # ------------------------------------------------------------------ the action path
 
@@ -658,6 +763,11 @@ class Hub:
         text = clean_chat(text)
         if not 1 <= len(text) <= MAX_CHAT:
             raise ProtocolError("chat_length", f"a chat line has 1 to {MAX_CHAT} characters")
+        wait = None if self.quotas is None else await self.quotas.hit("chat", player.id)  # all their sockets
+        if wait is not None:
+            seconds = max(1, math.ceil(wait))
+            raise ProtocolError("rate_limited", f"too many chat lines: wait {seconds} s", quota="chat",
+                                retry_after=seconds)
         async with self.locks[conn.table_id]:
             t = await self._table_once(conn, player, cid)
             if t is None:

@@ -52,10 +52,12 @@ def clean_chat(text: str) -> str:
 class ProtocolError(Exception):
     """A message the server refuses: ``code`` is a stable word, ``reason`` a sentence for a person."""
 
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: str, reason: str, **extra: Any) -> None:
         super().__init__(reason)
         self.code = code
         self.reason = reason
+        self.extra = extra
+        """More fields of the error message (``retry_after`` and ``quota`` of ``rate_limited``)."""
 
 
 def decode_message(text: str | None, data: bytes | None, max_bytes: int) -> dict[str, Any]:

@@ -12,6 +12,11 @@ class DuplicateError(Exception):
     user name."""
 
 
+class StorageBusy(Exception):
+    """The database did not answer in time (another process holds its lock, or it is stalled): nothing
+    was written by the call that raised it; try again later."""
+
+
 @dataclass(frozen=True)
 class PlayerRow:
     """A player: a guest (no user name) or an account."""

@@ -9,6 +9,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,19 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, delete, event, func, insert, select, text, update
 from sqlalchemy.engine import Connection, Row
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from spades.storage import schema as s
-from spades.storage.base import ChatRow, DuplicateError, EventRow, GameSeat, PlayerRow, ScoreGameRow, TableRow
+from spades.storage.base import (
+    ChatRow,
+    DuplicateError,
+    EventRow,
+    GameSeat,
+    PlayerRow,
+    ScoreGameRow,
+    StorageBusy,
+    TableRow,
+)
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -64,24 +74,64 @@ def migrate(engine: Engine) -> None:
         command.upgrade(cfg, "head")
 
 
-def open_storage(url: str | None = None) -> SqlStorage:
-    """Open (and migrate) the database at ``url`` (default: ``default_database_url()``)."""
-    return SqlStorage(url or default_database_url())
+def open_storage(url: str | None = None, busy_seconds: float = 30.0) -> SqlStorage:
+    """Open (and migrate) the database at ``url`` (default: ``default_database_url()``); a SQLite write
+    waits at most ``busy_seconds`` for another process's lock, then fails (``is_busy``)."""
+    return SqlStorage(url or default_database_url(), busy_seconds)
+
+
+def is_busy(e: BaseException) -> bool:
+    """The error of a call that found the database locked or stalled (SQLite's ``database is locked``,
+    PostgreSQL's lock or statement timeout), not a fault of the call itself."""
+    if isinstance(e, StorageBusy):
+        return True
+    if not isinstance(e, OperationalError):
+        return False
+    text = str(e).lower()
+    return any(w in text for w in ("database is locked", "database table is locked", "busy", "lock timeout",
+                                   "statement timeout"))
 
 
 class SqlStorage:
     """Accounts, tables, the event log and score-keeper games on a SQLAlchemy engine."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, busy_seconds: float = 30.0) -> None:
         """Connect and apply migrations."""
         url = normalize_url(url)
         self.is_sqlite = url.startswith("sqlite")
         if self.is_sqlite:
-            self.engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
-            event.listen(self.engine, "connect", _sqlite_pragmas)
+            self.engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": busy_seconds})
+            event.listen(self.engine, "connect", partial(_sqlite_pragmas, busy_ms=max(1, round(busy_seconds * 1000))))
         else:
             self.engine = create_engine(url, pool_size=5, max_overflow=5, pool_pre_ping=True)
         migrate(self.engine)
+
+    def probe(self, seconds: float = 1.0) -> None:
+        """Check the database can be written now, waiting at most ``seconds`` for a lock; writes nothing.
+        Raises (``is_busy``) when it cannot. SQLite: take the write lock and give it back; PostgreSQL: a
+        transaction with a short statement timeout on a server that is not a read-only standby."""
+        if self.is_sqlite:
+            raw = self.engine.raw_connection()
+            try:
+                dbc: Any = raw.driver_connection
+                cur = dbc.cursor()
+                old = cur.execute("PRAGMA busy_timeout").fetchone()[0]
+                cur.execute(f"PRAGMA busy_timeout={max(1, round(seconds * 1000))}")
+                try:
+                    if dbc.in_transaction:
+                        dbc.rollback()
+                    cur.execute("BEGIN IMMEDIATE")
+                    cur.execute("ROLLBACK")
+                finally:
+                    cur.execute(f"PRAGMA busy_timeout={int(old)}")
+                    cur.close()
+            finally:
+                raw.close()
+            return
+        with self.engine.begin() as c:
+            c.execute(text(f"SET LOCAL statement_timeout = {max(1, round(seconds * 1000))}"))
+            if c.execute(text("SELECT pg_is_in_recovery()")).scalar():
+                raise StorageBusy("the database is a read-only standby")
 
     def close(self) -> None:
         """Release connections."""
@@ -206,8 +256,9 @@ class SqlStorage:
         try:
             self._insert_events(batches, guard)
             return [None] * len(batches)
-        except Exception:
-            pass
+        except Exception as e:
+            if is_busy(e):  # each batch alone would wait for the same lock again
+                return [e] * len(batches)
         out: list[Exception | None] = []
         for tid, rows in batches:
             try:
@@ -374,12 +425,12 @@ def _dumps(data: Any) -> str:
     return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any, busy_ms: int = 30000) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
     cur.close()
 
 

@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from spades.server.accounts import USERNAME_RE, clean_name, dummy_hash, hash_password, verify_password
@@ -36,6 +37,14 @@ def session_router(site: Site) -> APIRouter:
     @router.get("/healthz")
     async def healthz() -> dict[str, bool]:
         return {"ok": True}
+
+    @router.get("/readyz", response_model=None)
+    async def readyz() -> dict[str, bool] | JSONResponse:
+        """Ready to serve: the database can be written now (a probe that writes nothing); 503 when not."""
+        if await site.hub().ready():
+            return {"ok": True}
+        return JSONResponse({"ok": False, "error": {"code": "storage_busy", "reason": "the database cannot be "
+                                                    "written now"}}, status_code=503)
 
     @router.get("/api/me")
     async def me(request: Request, response: Response) -> dict[str, Any]:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import secrets
 import time
+from collections import defaultdict
 from typing import Any
 
 from fastapi import APIRouter, Request, Response, WebSocket
@@ -21,7 +23,7 @@ from spades.server.hub import Conn
 from spades.server.protocol import ProtocolError, decode_message
 from spades.server.site import COOKIE, Site
 from spades.server.table import Seat
-from spades.storage.base import PlayerRow, TableRow
+from spades.storage.base import PlayerRow, StorageBusy, TableRow
 from spades.variants import PRESETS, load_rules
 from spades.web.http import ApiError, json_body, read_json
 
@@ -158,6 +160,24 @@ def tables_router(site: Site) -> APIRouter:
 
     # ------------------------------------------------------------------ the table socket
 
+    sockets: dict[str, int] = defaultdict(int)
+    """Open table sockets per player in this process."""
+
+    async def socket_quota(player: PlayerRow | None) -> dict[str, Any] | None:
+        """Why a player may not open one more table socket now (``None``: they may): at most
+        ``sockets_per_player`` open at once here, and the ``sockets`` quota on opening them."""
+        if player is None:
+            return None
+        if sockets[player.id] >= cfg.sockets_per_player:
+            return {"quota": "sockets", "limit": cfg.sockets_per_player,
+                    "reason": f"you have {cfg.sockets_per_player} table sockets open: close some first"}
+        wait = await site.hub().quotas.hit("sockets", player.id)
+        if wait is not None:
+            seconds = max(1, math.ceil(wait))
+            return {"quota": "sockets", "retry_after": seconds,
+                    "reason": f"too many table sockets opened: wait {seconds} s"}
+        return None
+
     def origin_ok(ws: WebSocket) -> bool:
         origin = ws.headers.get("origin")
         if origin is None:
@@ -173,10 +193,25 @@ def tables_router(site: Site) -> APIRouter:
             return
         h = site.hub()
         token = ws.cookies.get(COOKIE)
-        player = await h.db(h.storage.session_player, token) if token else None
+        try:
+            player = await h.db(h.storage.session_player, token) if token else None
+        except StorageBusy:
+            await ws.close(code=1013)  # try again later
+            return
         await ws.accept()
         conn = Conn(player, table_id[:32], session=token if player is not None else None)
         writer = asyncio.create_task(_writer(ws, conn))
+        refused = await socket_quota(player)
+        if refused is not None:  # one player's sockets: at most sockets_per_player open, opened at a rate
+            conn.error("rate_limited" if refused.get("retry_after") else "too_many_sockets", refused.pop("reason"),
+                       None, refused)
+            conn.close(1008)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 5)
+            writer.cancel()
+            return
+        if player is not None:
+            sockets[player.id] += 1
         tokens, last = cfg.rate_burst, time.monotonic()
         try:
             while not conn.closed:
@@ -196,7 +231,7 @@ def tables_router(site: Site) -> APIRouter:
                     cid = m.get("id") if isinstance(m.get("id"), str) else None
                     await h.handle(conn, m)
                 except ProtocolError as e:
-                    conn.error(e.code, e.reason, cid)
+                    conn.error(e.code, e.reason, cid, e.extra)
                     if e.code in ("no_table", "forbidden"):
                         conn.close(1008)
                 except Exception:
@@ -205,6 +240,10 @@ def tables_router(site: Site) -> APIRouter:
         except WebSocketDisconnect:
             pass
         finally:
+            if player is not None:
+                sockets[player.id] -= 1
+                if sockets[player.id] <= 0:
+                    del sockets[player.id]
             h.detach(conn)
             conn.close(1000)
             with contextlib.suppress(Exception):
