@@ -24,21 +24,24 @@ from .harness import LiveServer, Player, Sock, settle
 TYPES = ("hello", "ping", "action", "sit", "stand", "fill", "chat", "hint", "seed")
 RULES = {"preset": "standard", "target": 200}
 
+ODD = ["²", "blind ²", "٣", "\u202e3", "3\u200b", "blind\u00a03", "nil\u0000", "AS*", "10S", "AS\u200d", "\ud800x",
+       "1" * 4300, "x" * 5000, "🂡", "keep", "discard", "blind nil", "normal", "expert", "-1", "0x3", "1e3", "3.0"]
 odd_text = st.one_of(
+    st.sampled_from(ODD),
     st.text(max_size=12),
     st.text(st.characters(categories=["Cf", "Mn", "Zs", "Cc", "Co", "Nd", "No"]), max_size=8),
-    st.sampled_from(["²", "blind ²", "٣", "\u202e3", "3\u200b", "blind\u00a03", "nil\u0000", "AS*", "10S", "AS\u200d",
-                     "\ud800x", "1" * 4300, "x" * 5000, "🂡", "keep", "discard", "blind nil", "normal", "expert"]),
 )
 scalar = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.integers(-3, 30),
                    st.floats(allow_nan=True, allow_infinity=True), odd_text)
 value = st.recursive(scalar, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                       st.dictionaries(odd_text, inner, max_size=3)), max_leaves=12)
+one_action = st.builds(lambda k, v: {k: v}, st.sampled_from(["bid", "bid", "play", "pass", "discard", "draw", "look",
+                                                             "accept", "misdeal"]),
+                       st.one_of(odd_text, odd_text, st.lists(odd_text, max_size=3), value))
 action = st.one_of(
+    one_action, one_action, one_action,
     st.fixed_dictionaries({}, optional={k: value for k in ("bid", "play", "pass", "discard", "misdeal", "draw",
                                                            "look", "accept", "seat")}),
-    st.builds(lambda k, v: {k: v}, st.sampled_from(["bid", "play", "pass", "discard", "draw", "look", "accept",
-                                                    "misdeal"]), value),
     value,
 )
 FIELDS: dict[str, dict[str, Any]] = {
@@ -57,8 +60,15 @@ FIELDS: dict[str, dict[str, Any]] = {
 def message(kind: str) -> st.SearchStrategy[dict[str, Any]]:
     """A message of one type: its fields (each present or not, odd or plausible), an odd client id maybe,
     sometimes an extra field."""
-    fields = {"id": st.one_of(st.text(min_size=1, max_size=8), value), **FIELDS[kind], "extra": value}
-    return st.fixed_dictionaries({"type": st.just(kind)}, optional=fields)
+    ids = st.text(min_size=1, max_size=8)
+    fields = {**FIELDS[kind], "extra": value}
+    required: dict[str, Any] = {"type": st.just(kind)}
+    if kind == "action":  # a client id is required: mostly a good one, so the action itself is read
+        required["id"] = st.one_of(ids, ids, ids, value)
+        required["action"] = fields.pop("action")
+    else:
+        fields["id"] = st.one_of(ids, value)
+    return st.fixed_dictionaries(required, optional=fields)
 
 
 @dataclass
@@ -141,8 +151,15 @@ def test_every_message_type(kind: str, data: st.DataObject, table: dict[str, Tab
     if ts is None or ts.over or ts.seat_of(t.ids["a"]) != 0 or ts.seat_of(t.ids["d"]) != 2:
         t = table["t"] = new_table(t.server)  # a message stood someone up or the game ended: a fresh table
     quiet(t)
-    who = data.draw(st.sampled_from(["a", "d", "b"]), label="sender")
-    msg = data.draw(message(kind), label="message")
+    turn = {0: "a", 2: "d"}.get(t.state.to_act() if t.state is not None else -1, "a")
+    for _ in range(data.draw(st.integers(1, 4), label="messages")):
+        who = data.draw(st.sampled_from([turn, turn, "a", "d", "b"]), label="sender")  # in turn, out, watching
+        if not send_one(t, who, data.draw(message(kind), label="message")):
+            return  # accepted: the table moved on
+
+
+def send_one(t: Table, who: str, msg: dict[str, Any]) -> bool:
+    """Send one message and check what comes back; ``False`` when it was accepted."""
     before = snapshot(t)
     s = t.socks[who]
     text = json.dumps(msg)
@@ -161,4 +178,7 @@ def test_every_message_type(kind: str, data: st.DataObject, table: dict[str, Tab
     if errors and not [m for m in got if m["type"] in ("ack", "welcome")]:
         quiet(t)
         assert snapshot(t) == before, (text[:300], errors)
+        return True
+    quiet(t)
+    return False
 
