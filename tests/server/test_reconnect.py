@@ -14,6 +14,12 @@ from .test_play import choose
 RULES = {"preset": "standard", "target": 100}
 
 
+@pytest.fixture
+def server(live: Callable[..., LiveServer]) -> LiveServer:
+    """The server of these tests sends chat lines by the hundred to make events: no chat quota."""
+    return live(quotas={"chat": "none"})
+
+
 def chat_lines(s: Sock, count: int, tag: str, batch: int = 200) -> None:
     """Send chat lines in acknowledged batches."""
     for start in range(0, count, batch):

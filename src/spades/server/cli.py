@@ -126,6 +126,13 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             envvar="SPADES_QUOTAS",
             help="NAME=RATE to change a quota, e.g. guests=10/minute;100/hour or chat=none (repeatable; "
                  "docs/security.md lists them)")] = None,
+        storage_wait: Annotated[float, typer.Option(
+            help="seconds a move or request waits for a locked or stalled database before it is answered "
+                 "'busy, try again' (0.5 to 60)")] = 5.0,
+        sockets_per_player: Annotated[int, typer.Option(
+            help="table sockets one player may hold open at once in this process")] = 20,
+        idle_table_seconds: Annotated[float, typer.Option(
+            help="a table nobody uses for this long leaves memory (it is loaded again from its log on use)")] = 1800.0,
     ) -> None:
         """Run the web server: HTTP + WebSocket play, lobby, accounts (Ctrl-C stops it)."""
         from spades.cliutil import SERVER_MODULES, need_extra
@@ -141,6 +148,10 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         if not 0 <= seed_seconds <= 60:
             typer.echo("error: --seed-seconds must be 0 to 60", err=True)
             raise typer.Exit(2)
+        if not 0.5 <= storage_wait <= 60 or sockets_per_player < 1 or idle_table_seconds < 1:
+            typer.echo("error: --storage-wait is 0.5 to 60, --sockets-per-player at least 1, "
+                       "--idle-table-seconds at least 1", err=True)
+            raise typer.Exit(2)
         problem = cluster_problem(database, redis, workers, lease_seconds)
         quotas, quota_problem = parse_quota_options(quota or [])
         problem = problem or quota_problem
@@ -152,14 +163,17 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                            allowed_origins=tuple(origin or ()), redis_url=redis, redis_prefix=redis_prefix,
                            lease_seconds=lease_seconds, seed_seconds=seed_seconds,
                            trusted_proxies=tuple(trusted_proxy or ()), hsts_seconds=max(0, hsts_seconds),
-                           quotas=quotas)
+                           quotas=quotas, storage_wait=storage_wait, sockets_per_player=sockets_per_player,
+                           idle_table_seconds=idle_table_seconds)
         options = uvicorn_options(host, port)
         if workers > 1:  # uvicorn's supervisor: N processes accepting on one socket, each a cluster node
             os.environ[CONFIG_ENV] = json.dumps({
                 "database_url": database, "bot_delay": cfg.bot_delay, "time_scale": time_scale,
                 "allowed_origins": list(cfg.allowed_origins), "redis_url": redis, "redis_prefix": redis_prefix,
                 "lease_seconds": lease_seconds, "seed_seconds": seed_seconds,
-                "trusted_proxies": list(cfg.trusted_proxies), "hsts_seconds": cfg.hsts_seconds, "quotas": quotas})
+                "trusted_proxies": list(cfg.trusted_proxies), "hsts_seconds": cfg.hsts_seconds, "quotas": quotas,
+                "storage_wait": storage_wait, "sockets_per_player": sockets_per_player,
+                "idle_table_seconds": idle_table_seconds})
             uvicorn.run("spades.server.cli:worker_app", factory=True, workers=workers, timeout_graceful_shutdown=10,
                         timeout_worker_healthcheck=60, **options)  # a loaded machine starts workers slowly
             return
