@@ -62,7 +62,8 @@ class Node:
     """One ``spades serve --redis`` process."""
 
     def __init__(self, db_url: str, redis_url: str, prefix: str, logdir: Path, lease: float = 2.0,
-                 port: int | None = None) -> None:
+                 port: int | None = None, extra: list[str] | None = None) -> None:
+        self.extra = extra or []
         self.db_url, self.redis_url, self.prefix, self.lease = db_url, redis_url, prefix, lease
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -81,7 +82,7 @@ class Node:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "spades.cli", "serve", "--port", str(self.port), "--database", self.db_url,
              "--redis", self.redis_url, "--redis-prefix", self.prefix, "--lease-seconds", str(self.lease),
-             "--bot-delay", "0"], stdout=log, stderr=log, env=env)
+             "--bot-delay", "0", *self.extra], stdout=log, stderr=log, env=env)
         log.close()
         return self
 
@@ -127,9 +128,9 @@ class Cluster:
         self.logdir = Path(tempfile.mkdtemp(prefix="spades-cluster-"))
         self.nodes: list[Node] = []
 
-    def add(self, port: int | None = None) -> Node:
-        """Start one more process."""
-        n = Node(self.db_url, self.redis_url, self.prefix, self.logdir, self.lease, port).start()
+    def add(self, port: int | None = None, extra: list[str] | None = None) -> Node:
+        """Start one more process (``extra``: more ``spades serve`` options)."""
+        n = Node(self.db_url, self.redis_url, self.prefix, self.logdir, self.lease, port, extra).start()
         self.nodes.append(n)
         return n
 

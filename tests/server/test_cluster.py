@@ -179,6 +179,35 @@ def test_a_computers_seat_taken_through_another_process_waits_for_the_next_deal(
 
 
 @pytest.mark.slow
+def test_an_idle_table_leaves_its_owners_memory_and_comes_back(cluster: Cluster) -> None:
+    """Issue 15: a table nobody uses leaves its owner's memory (the owner keeps the lease), and a move sent
+    through another process loads it again from the log on the owner."""
+    from .test_play import choose
+
+    n0 = cluster.add(extra=["--idle-table-seconds", "1"])
+    n1 = cluster.add(extra=["--idle-table-seconds", "1"])
+    p = Player(n0.url, n0.ws_url)
+    tid = p.http.post("/api/play", json={"rules": "standard", "bot_level": "random"}).json()["id"]
+    s = p.sock(tid)
+    s.until(lambda m: m.get("state") is not None and m["state"]["view"] is not None
+            and m["state"]["view"]["to_act"] == 0)
+    settle([s], 0.3)
+    seq = s.seq
+    s.close()
+    end = time.monotonic() + 30
+    while tid in n0.status()["in_memory"] and time.monotonic() < end:
+        time.sleep(0.2)
+    st = n0.status()
+    assert tid not in st["in_memory"] and tid in st["owned"], st
+    rebind(p, n1)
+    s1 = p.sock(tid, last_seq=seq)
+    settle([s1], 0.3)
+    assert s1.view is not None and s1.seq == seq
+    assert s1.act(choose(s1.view))["type"] == "ack"
+    assert tid in n0.status()["in_memory"]
+
+
+@pytest.mark.slow
 def test_a_player_on_another_process_gives_a_seed_every_hand(cluster: Cluster) -> None:
     """The owner waits for the client seed of a player whose socket is on another process, on every hand
     (it learns who sends seeds from presence), so that seed is in the deal and not refused as late."""

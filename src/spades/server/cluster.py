@@ -760,7 +760,8 @@ class ClusterHub(Hub):
 
     def status(self) -> dict[str, Any] | None:
         """What this process holds (for operators and tests)."""
-        return {"node": self.node, "owned": sorted(self.owned), "watching": sorted(self.watchers), **self.stats}
+        return {"node": self.node, "owned": sorted(self.owned), "watching": sorted(self.watchers),
+                "in_memory": sorted(self.tables), **self.stats}
 
     # ------------------------------------------------------------------ the lease loop
 
