@@ -6,6 +6,8 @@ fail)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import os
 import signal
 import subprocess
@@ -423,3 +425,32 @@ def test_workers_share_one_port(cluster: Cluster) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.mark.slow
+def test_logout_closes_the_sessions_sockets_on_every_process(cluster: Cluster) -> None:
+    """Issue 15: logging out on one process closes that session's sockets on the others too (a person's
+    sockets may sit anywhere behind the balancer); another person's socket there stays open."""
+    a, b = cluster.add_many(2)
+    p = Player(a.url, a.ws_url)
+    made = p.http.post("/api/play", json={"rules": "standard", "bot_level": "random"}).json()
+    tid = made["id"]
+    other = Player(b.url, b.ws_url)
+    rebind(p, b)
+    mine, theirs = p.sock(tid), other.sock(tid, invite=made["invite"])
+    settle([mine, theirs], 0.3)
+    rebind(p, a)
+    assert p.http.post("/api/logout").status_code == 200
+    end = time.monotonic() + 20
+    closed = False
+    while not closed and time.monotonic() < end:
+        try:
+            mine.recv(timeout=0.5)
+        except TimeoutError:
+            with contextlib.suppress(Exception):
+                mine.send({"type": "ping"})
+        except Exception:  # the server closed the socket
+            closed = True
+    assert closed
+    theirs.send({"type": "ping"})
+    assert theirs.until(lambda m: m["type"] == "pong")["type"] == "pong"

@@ -20,6 +20,8 @@ Redis carries the rest, with one channel per process and one per table:
   of those sockets sends client seeds, so the owner waits for that player's seed however far away they
   are connected); ``<prefix>lobby``: open public tables for the lobby;
   ``<prefix>login:<key>``: failed logins, counted across processes; ``<prefix>nodes``: live processes.
+- ``<prefix>sessions``: a session that ended (logout, or a new login or sign-up replacing it) is named
+  here by its token's SHA-256, and every process closes its sockets opened with it.
 
 When an owner dies its leases expire and the other processes take its tables (each at most its share
 per round), rebuild them from the log, and arm bots and turn timers again (a turn's deadline comes
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import math
@@ -66,6 +69,11 @@ def _row_json(r: EventRow) -> dict[str, Any]:
 def _row_of(d: dict[str, Any]) -> EventRow:
     return EventRow(int(d["seq"]), str(d["kind"]), d["data"], d.get("player_id"), d.get("client_id"),
                     float(d.get("created_at") or 0.0))
+
+
+def _token_hash(token: str) -> str:
+    """What other processes learn of an ended session: a hash that names it without granting it."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _text(v: bytes | str) -> str:
@@ -189,6 +197,9 @@ class ClusterHub(Hub):
     def _node_ch(self, node: str) -> str:
         return f"{self.prefix}node:{node}"
 
+    def _sessions_ch(self) -> str:
+        return f"{self.prefix}sessions"
+
     def owns(self, table_id: str) -> bool:
         """This process holds the table's lease (as far as it knows: the write is fenced anyway)."""
         return table_id in self.owned
@@ -257,7 +268,7 @@ class ClusterHub(Hub):
     # ------------------------------------------------------------------ listening
 
     async def _listen(self, ready: asyncio.Future[None]) -> None:
-        channels: set[str] = {self._node_ch(self.node)}
+        channels: set[str] = {self._node_ch(self.node), self._sessions_ch()}
         waiting: dict[str, list[asyncio.Future[None]]] = defaultdict(list)
         while True:
             ps = self.redis.pubsub()
@@ -306,7 +317,22 @@ class ClusterHub(Hub):
                 waiting.clear()
                 await asyncio.sleep(0.2)
 
+    def close_session(self, token: str) -> None:
+        """Close the ended session's sockets here, and tell every other process to close theirs (a
+        person's sockets may sit on several processes behind the balancer). Only a hash of the token
+        crosses Redis."""
+        super().close_session(token)
+        message = {"closed": _token_hash(token), "node": self.node}
+        self.out.put_nowait((self._sessions_ch(), json.dumps(message, separators=(",", ":")).encode()))
+
     def _dispatch(self, ch: str, m: dict[str, Any]) -> None:
+        if ch == self._sessions_ch():
+            if m.get("node") != self.node and isinstance(m.get("closed"), str):
+                for conns in self.conns.values():
+                    for c in list(conns):
+                        if c.session is not None and _token_hash(c.session) == m["closed"]:
+                            c.close(4001)
+            return
         if ch == self._node_ch(self.node):
             if m.get("op") == "req":
                 self._spawn(self._serve(m))
