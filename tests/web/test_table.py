@@ -130,6 +130,12 @@ def test_whole_game_against_the_computer(page: Any, game_server: LiveServer,
     page.wait_for_function(f"location.href !== {old!r}")
     page.wait_for_selector("html[data-ready=table]", state="attached")
     page.wait_for_selector("#hand-cards button")
+    # The server opened the rematch (the same seat for us); asking again gives the same table.
+    assert "seat=0" in page.url
+    old_id = old.split("id=")[1].split("&")[0]
+    again = page.evaluate(f"fetch('/api/tables/{old_id}/rematch', {{method: 'POST', headers: "
+                          "{'Content-Type': 'application/json'}, body: '{}'}).then(r => r.json())")
+    assert f"id={again['id']}" in page.url
 
 
 @pytest.mark.parametrize("viewport", ["desktop"], indirect=True)

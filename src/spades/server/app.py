@@ -22,6 +22,7 @@ from spades.server.accounts import dummy_hash
 from spades.server.config import ServerConfig
 from spades.server.hub import BotLevels, Hub
 from spades.server.quotas import QuotaExceeded, Quotas
+from spades.server.rematch import rematch_router
 from spades.server.review import review_router
 from spades.server.routes import score_games_router, session_router, tables_router
 from spades.server.site import COOKIE, Site, player_json
@@ -101,6 +102,7 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
     app.include_router(session_router(site))
     app.include_router(stats_router(site.hub))  # GET /api/players/{id}/stats
     app.include_router(review_router(site.hub, site.current_player))  # "Review my game" (spades.server.review)
+    app.include_router(rematch_router(site.hub, site.current_player))  # POST /api/tables/{id}/rematch
     app.include_router(tables_router(site))
     app.include_router(score_games_router(site))
     return app

@@ -89,6 +89,8 @@ class TableState:
         self.over = False
         self.away: set[int] = set()
         """Seats whose (disconnected) player timed out: a bot plays them until they come back."""
+        self.rematch: dict[str, Any] | None = None
+        """The table a finished game's players were asked to for a rematch (spades.server.rematch)."""
 
     # ------------------------------------------------------------------ reading
 
@@ -152,7 +154,8 @@ class TableState:
                 "over" if self.over else "playing" if self.started else "seating",
                 "turn_seconds": st.get("turn_seconds"), "rated": st.get("rated", False),
                 "bot_level": st.get("bot_level"),
-                "seats": [dict(s.public(i), away=i in self.away) for i, s in enumerate(self.seats)]}
+                "seats": [dict(s.public(i), away=i in self.away) for i, s in enumerate(self.seats)],
+                "rematch": self.rematch}
 
     def game_state(self, viewer: int | None) -> dict[str, Any]:
         """The state a viewer may see: the current hand's view (from ``view_hand``) and the score."""

@@ -678,6 +678,8 @@ function render() {
   renderGameClock();
   renderChat();
   renderOver();
+  followRematch();
+  takeWantedSeat();
   renderSummaryState();
   moveFocus();
   turnCues();
@@ -1252,19 +1254,62 @@ function clearActionError() {
   node.className = "notice bad";
 }
 
+/** The new table of a rematch, with the seat to take there. */
+function rematchUrl(r, seat) {
+  return `/table.html?id=${encodeURIComponent(r.id)}${r.invite ? `&invite=${encodeURIComponent(r.invite)}` : ""}`
+    + `${seat !== null && seat !== undefined ? `&seat=${seat}` : ""}`;
+}
+
+/** Ask the server for the rematch (the same rules, settings and seats at a new table): everyone at this
+ * table is told, and the players go there (followRematch). */
 async function rematch() {
-  const humans = table.seats.filter((s) => s.kind === "human").length;
+  $("rematch").disabled = true;
   try {
-    const body = { rules: table.rules, bot_level: table.bot_level || undefined };
-    const made = humans <= 1
-      ? await api("/api/play", body)
-      : await api("/api/tables", { ...body, public: table.public, turn_seconds: table.turn_seconds });
-    const url = `/table.html?id=${encodeURIComponent(made.id)}${made.invite ? `&invite=${encodeURIComponent(made.invite)}` : ""}`;
-    if (humans > 1) send({ type: "chat", id: clientId(), text: `Rematch: ${location.origin}${url}` });
-    location.href = url;
+    const made = await api(`/api/tables/${encodeURIComponent(table.id)}/rematch`, {});
+    following = true;
+    location.href = rematchUrl(made, made.seat);
   } catch (e) {
-    showActionError(`No rematch: ${e.message}`);
+    $("rematch").disabled = false;
+    showActionError(`No rematch: ${withNames(e.message)}`);
   }
+}
+
+let following = false;
+
+/** Someone asked for a rematch: a player of this game goes to the new table (to the same seat); a
+ * spectator gets the link. */
+function followRematch() {
+  const r = table && table.rematch;
+  const box = $("rematch-note");
+  if (!r || !state || !state.over) {
+    box.hidden = true;
+    return;
+  }
+  const seated = you.seat !== null && you.seat !== undefined;
+  box.hidden = false;
+  replaceChildren(box, `${r.by} asked for a rematch. `, el("a", { href: rematchUrl(r, seated ? you.seat : null) },
+    seated ? "Going to the new table…" : "Watch it"));
+  $("rematch").hidden = !seated;
+  if (seated && !following) {
+    following = true;
+    setTimeout(() => {
+      location.href = rematchUrl(r, you.seat);
+    }, 1200);
+  }
+}
+
+/** Arriving from a rematch (`seat` in the address): take that seat once, if it is still free. */
+let seatWanted = params.has("seat") ? Number(params.get("seat")) : null;
+
+function takeWantedSeat() {
+  if (seatWanted === null || !table || !you.player || table.status !== "seating") return;
+  const s = table.seats[seatWanted];
+  const mine = table.seats.some((x) => x.player === you.player);
+  if (mine || !s || s.kind !== "empty") {
+    seatWanted = null;
+    return;
+  }
+  if (send({ type: "sit", seat: seatWanted, id: clientId() })) seatWanted = null;
 }
 
 // ------------------------------------------------------------------ start
