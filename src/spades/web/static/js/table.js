@@ -715,7 +715,8 @@ function renderSeats() {
     const toAct = view && view.to_act === i && !state.over;
     const left = toAct && turnInfo.seat === i ? secondsLeft() : null;
     const chips = [];
-    if (toAct) chips.push(el("span", { class: "chip turn" }, view.phase === "bid" ? "to bid" : "to play"));
+    const doing = { bid: "to bid", exchange: "to pass", discard: "to discard", draw: "to draw" }[view && view.phase];
+    if (toAct) chips.push(el("span", { class: "chip turn" }, doing || "to play"));
     if (view && view.dealer === i) chips.push(el("span", { class: "chip dealer" }, "dealer"));
     if (s.kind === "bot") chips.push(el("span", { class: "chip" }, "computer"));
     if (s.away) chips.push(el("span", { class: "chip" }, "away: computer plays"));
