@@ -7,7 +7,6 @@ fail)."""
 from __future__ import annotations
 
 import contextlib
-
 import os
 import signal
 import subprocess
