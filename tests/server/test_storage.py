@@ -136,6 +136,20 @@ def test_tables_lobby_invites(store: Storage) -> None:
     assert store.public_tables() == []
 
 
+def test_a_players_open_tables_are_counted_oldest_first(store: Storage) -> None:
+    def made(tid: str, by: str | None, at: float) -> TableRow:
+        return TableRow(tid, {"preset": "standard"}, {"computer": tid.startswith("c")}, False, None, by, at)
+
+    for row in (made("t2", "ann", 2.0), made("c1", "ann", 1.0), made("t3", "ann", 3.0), made("b1", "bob", 0.5),
+                made("x", None, 0.1)):
+        store.create_table(row)
+    got = store.player_open_tables("ann")
+    assert [t.id for t in got] == ["c1", "t2", "t3"] and got[0].settings == {"computer": True}
+    store.set_table_status("t2", "over")  # a finished table frees its place
+    assert [t.id for t in store.player_open_tables("ann")] == ["c1", "t3"]
+    assert [t.id for t in store.player_open_tables("bob")] == ["b1"] and store.player_open_tables("cy") == []
+
+
 def test_event_log_is_append_only_and_unique(store: Storage) -> None:
     store.create_table(table())
     rows = [EventRow(1, "seat", {"seat": 0}), EventRow(2, "action", {"a": 1}, "p1", "c1")]

@@ -166,6 +166,11 @@ class Tables(Protocol):
         """Every table not over (to resume after a restart)."""
         ...
 
+    def player_open_tables(self, player_id: str) -> list[TableRow]:
+        """The tables a player made (``created_by``) whose status is ``open``, oldest first: their number
+        is what the server's open-table caps count (``ServerConfig.open_tables_per_player``)."""
+        ...
+
     def set_table_status(self, table_id: str, status: str) -> None:
         """Mark a table ``open`` or ``over``."""
         ...

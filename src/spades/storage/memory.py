@@ -187,6 +187,13 @@ class MemoryStorage:
             ids = [t.id for t in self._tables.values() if t.status != "over"]
             return [row for row in map(self.get_table, ids) if row is not None]
 
+    def player_open_tables(self, player_id: str) -> list[TableRow]:
+        """The open tables a player made, oldest first."""
+        with self._lock:
+            ids = [t.id for t in sorted(self._tables.values(), key=lambda t: (t.created_at, t.id))
+                   if t.created_by == player_id and t.status == "open"]
+            return [row for row in map(self.get_table, ids) if row is not None]
+
     def set_table_status(self, table_id: str, status: str) -> None:
         """Mark a table's status."""
         with self._lock:

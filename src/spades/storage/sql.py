@@ -229,6 +229,13 @@ class SqlStorage:
         with self.engine.connect() as c:
             return [_table(r) for r in c.execute(select(s.tables).where(s.tables.c.status != "over"))]
 
+    def player_open_tables(self, player_id: str) -> list[TableRow]:
+        """The open tables a player made, oldest first."""
+        q = (select(s.tables).where(s.tables.c.created_by == player_id, s.tables.c.status == "open")
+             .order_by(s.tables.c.created_at, s.tables.c.id))
+        with self.engine.connect() as c:
+            return [_table(r) for r in c.execute(q)]
+
     def set_table_status(self, table_id: str, status: str) -> None:
         """Mark a table's status."""
         with self.engine.begin() as c:
