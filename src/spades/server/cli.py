@@ -133,6 +133,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             help="table sockets one player may hold open at once in this process")] = 20,
         idle_table_seconds: Annotated[float, typer.Option(
             help="a table nobody uses for this long leaves memory (it is loaded again from its log on use)")] = 1800.0,
+        open_tables_per_player: Annotated[int, typer.Option(
+            help="tables one player may hold open (not finished) at once; the next is refused")] = 10,
+        computer_games_per_player: Annotated[int, typer.Option(
+            help="games against the computer one player may hold open at once; over it their oldest game "
+                 "with nobody connected is ended to make room")] = 5,
     ) -> None:
         """Run the web server: HTTP + WebSocket play, lobby, accounts (Ctrl-C stops it)."""
         from spades.cliutil import SERVER_MODULES, need_extra
@@ -152,6 +157,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             typer.echo("error: --storage-wait is 0.5 to 60, --sockets-per-player at least 1, "
                        "--idle-table-seconds at least 1", err=True)
             raise typer.Exit(2)
+        if open_tables_per_player < 1 or computer_games_per_player < 1:
+            typer.echo("error: --open-tables-per-player and --computer-games-per-player are at least 1", err=True)
+            raise typer.Exit(2)
         problem = cluster_problem(database, redis, workers, lease_seconds)
         quotas, quota_problem = parse_quota_options(quota or [])
         problem = problem or quota_problem
@@ -164,7 +172,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                            lease_seconds=lease_seconds, seed_seconds=seed_seconds,
                            trusted_proxies=tuple(trusted_proxy or ()), hsts_seconds=max(0, hsts_seconds),
                            quotas=quotas, storage_wait=storage_wait, sockets_per_player=sockets_per_player,
-                           idle_table_seconds=idle_table_seconds)
+                           idle_table_seconds=idle_table_seconds, open_tables_per_player=open_tables_per_player,
+                           computer_games_per_player=computer_games_per_player)
         options = uvicorn_options(host, port)
         if workers > 1:  # uvicorn's supervisor: N processes accepting on one socket, each a cluster node
             os.environ[CONFIG_ENV] = json.dumps({
@@ -173,7 +182,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                 "lease_seconds": lease_seconds, "seed_seconds": seed_seconds,
                 "trusted_proxies": list(cfg.trusted_proxies), "hsts_seconds": cfg.hsts_seconds, "quotas": quotas,
                 "storage_wait": storage_wait, "sockets_per_player": sockets_per_player,
-                "idle_table_seconds": idle_table_seconds})
+                "idle_table_seconds": idle_table_seconds, "open_tables_per_player": open_tables_per_player,
+                "computer_games_per_player": computer_games_per_player})
             uvicorn.run("spades.server.cli:worker_app", factory=True, workers=workers, timeout_graceful_shutdown=10,
                         timeout_worker_healthcheck=60, **options)  # a loaded machine starts workers slowly
             return

@@ -41,6 +41,13 @@ class ServerConfig:
     sockets_per_player: int = 20
     """Table sockets one player may hold open at once in one server process (tabs, tables, spectating); the
     next is refused with ``too_many_sockets`` and closed (policy code 1008)."""
+    open_tables_per_player: int = 10
+    """Tables made with ``POST /api/tables`` that one player may hold open (not finished) at once; the next
+    is refused (429, ``too_many_tables``) until one finishes. Counted in the database (the whole cluster)."""
+    computer_games_per_player: int = 5
+    """Games against the computer (``POST /api/play``) one player may hold open at once. Over it, the
+    player's oldest such games with no person connected are ended (marked over) to make room; only when
+    every one is in use is the new one refused (429, ``too_many_games``)."""
     idle_table_seconds: float = 1800.0
     """A table in memory with nobody connected, no bot or timer armed and no use for this long is dropped
     from memory (a finished one once nobody is connected); any use reloads it from its log. More than the

@@ -5,6 +5,11 @@ Each quota has a name and one or more rates in ``limits`` notation (``"30/minute
 must allow the hit. One server process counts in its memory; a cluster (``--redis``) counts in Redis so the
 processes share the counts. ``ServerConfig.quotas`` overrides the defaults by name (``"none"`` turns one off).
 
+Besides these rates, ``ServerConfig`` caps how many tables one player holds open at once
+(``open_tables_per_player``, ``computer_games_per_player``; ``spades.server.routes.tables``): those are
+counted in the database, so every process of a cluster sees the same count, and answer with the codes
+``too_many_tables`` and ``too_many_games``.
+
 A quota that is over answers HTTP 429 with ``Retry-After`` and
 ``{"error": {"code": "rate_limited", "quota": NAME, "reason": ...}}`` (``QuotaExceeded``); on a WebSocket the
 caller sends an ``error`` with the same code. A counting store that fails (Redis down) lets the hit through:
@@ -54,15 +59,17 @@ OFF = ("", "none", "off")
 class QuotaExceeded(Exception):
     """A quota is over: ``retry_after`` seconds (at least 1) until it allows one more."""
 
-    def __init__(self, quota: str, retry_after: float, reason: str | None = None) -> None:
+    def __init__(self, quota: str, retry_after: float, reason: str | None = None,
+                 code: str = "rate_limited") -> None:
         self.quota = quota
+        self.code = code
         self.retry_after = max(1, math.ceil(retry_after))
         self.reason = reason or f"too many requests ({quota}): try again in {self.retry_after} s"
         super().__init__(self.reason)
 
     def json(self) -> dict[str, dict[str, str | int]]:
         """The HTTP answer's body."""
-        return {"error": {"code": "rate_limited", "quota": self.quota, "reason": self.reason,
+        return {"error": {"code": self.code, "quota": self.quota, "reason": self.reason,
                           "retry_after": self.retry_after}}
 
 

@@ -21,6 +21,7 @@ from spades.ai.base import PLAYER_LEVELS
 from spades.core.errors import SpadesError
 from spades.server.hub import Conn
 from spades.server.protocol import ProtocolError, decode_message
+from spades.server.quotas import QuotaExceeded
 from spades.server.site import COOKIE, Site
 from spades.server.table import Seat
 from spades.storage.base import PlayerRow, StorageBusy, TableRow
@@ -29,6 +30,8 @@ from spades.web.http import ApiError, json_body, read_json
 
 log = logging.getLogger("spades.server")
 MAX_TURN_SECONDS = 600
+CAP_RETRY_SECONDS = 60
+"""``Retry-After`` of a refusal for too many open tables (a place frees when one of them finishes)."""
 
 
 class PlayBody(BaseModel):
@@ -94,6 +97,46 @@ def tables_router(site: Site) -> APIRouter:
         t = await site.hub().create_table(TableRow(tid, spec, settings, public, invite, p.id, time.time()), seats)
         return {"id": tid, "invite": invite, "table": t.info()}
 
+    async def open_tables(p: PlayerRow, computer: bool) -> list[TableRow]:
+        """The player's open tables of one kind, oldest first (games against the computer carry the
+        ``computer`` setting; tables made before it existed count as ordinary tables)."""
+        h = site.hub()
+        rows = await h.db(h.storage.player_open_tables, p.id)
+        return [r for r in rows if (r.settings.get("computer") is True) == computer]
+
+    async def in_use(table_id: str) -> bool:
+        """Some person sitting at the table is connected to it (on any process of a cluster)."""
+        h = site.hub()
+        t = await h.table(table_id)
+        if t is None:
+            return False
+        for i, seat in enumerate(t.seats):
+            if seat.player is not None and await h.seat_connected(t, i):
+                return True
+        return False
+
+    async def make_room_for_a_game(p: PlayerRow) -> None:
+        """Keep ``computer_games_per_player``: end the player's oldest abandoned games against the computer
+        (nobody connected; marked over, so they no longer count and are not resumed) to make room for one
+        more; ``QuotaExceeded`` (``too_many_games``) when all of those over the cap are in use."""
+        games = await open_tables(p, computer=True)
+        excess = len(games) - cfg.computer_games_per_player + 1
+        if excess <= 0:
+            return
+        h = site.hub()
+        for row in games:
+            if excess <= 0:
+                break
+            if not await in_use(row.id):
+                await h.db(h.storage.set_table_status, row.id, "over")
+                log.info("ended %s's abandoned game %s against the computer to make room", p.id, row.id)
+                excess -= 1
+        if excess > 0:
+            n = cfg.computer_games_per_player
+            raise QuotaExceeded("computer_games", CAP_RETRY_SECONDS,
+                                f"you are playing {n} games against the computer already: finish or close one "
+                                "of them first", code="too_many_games")
+
     @router.post("/api/tables", openapi_extra=json_body(TableBody))
     async def create_table(request: Request, response: Response) -> dict[str, Any]:
         """A new table: ``{"rules": preset or {"preset": ..., overrides}, "public": true, "turn_seconds": 30,
@@ -101,6 +144,11 @@ def tables_router(site: Site) -> APIRouter:
         p = await site.current_player(request, response)
         data = await read_json(request)
         spec, settings, public = table_settings(data)
+        n = cfg.open_tables_per_player
+        if len(await open_tables(p, computer=False)) >= n:
+            raise QuotaExceeded("open_tables", CAP_RETRY_SECONDS,
+                                f"you have {n} tables open already: play one of them to its end before "
+                                "making another", code="too_many_tables")
         await site.quotas.check("tables", p.id, "you have made many tables lately: try again later")
         seats = [(0, Seat(p.id, p.name))] if data.get("sit", True) is True else []
         return await new_table(p, spec, settings, public, seats)
@@ -113,8 +161,10 @@ def tables_router(site: Site) -> APIRouter:
         data = {**data, "public": False, "rated": False}
         data.setdefault("turn_seconds", None)
         spec, settings, _ = table_settings(data)
+        settings["computer"] = True  # what tells this game apart from a table made for people
         await site.quotas.check("play", p.id,
                                 "you have started many games against the computer lately: try again later")
+        await make_room_for_a_game(p)
         n = load_rules(spec).layout.n
         level = settings["bot_level"]
         seats = [(0, Seat(p.id, p.name))] + [(i, Seat(None, f"Bot {i + 1} ({level})", level)) for i in range(1, n)]
