@@ -309,11 +309,27 @@ def test_a_bot_level_that_is_not_a_name_is_refused(site: Callable[..., TestClien
 @pytest.mark.parametrize("bid", ["²", "blind ²", "٣", "1" * 4400])
 def test_a_bid_that_is_not_ascii_digits_is_refused_by_the_score_sheet(site: Callable[..., TestClient],
                                                                       bid: str) -> None:
-    r = site().post("/api/score", json={"hands": [{"bids": [bid, 3, 3, 3], "tricks": [4, 3, 3, 3]}]})
-    assert r.status_code == 200
-    assert r.json()["ok"] is False and r.json()["error"]["hand"] == 0 and "is not a bid" in r.json()["error"]["reason"]
+    r = site().post("/api/score", json={"hands": [{"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3]},
+                                                  {"bids": [3, bid, 3, 3], "tricks": [4, 3, 3, 3]}]})
+    error = r.json()["error"]
+    assert r.status_code == 422 and error["code"] == "bad_bid", r.text
+    assert error["reason"].startswith("hands[1].bids[1]: ") and "is not a bid" in error["reason"]
+    assert len(error["reason"]) < 200
+    sides = site().post("/api/score", json={"hands": [{"sides": [{"bid": bid, "tricks": 8}, {"bid": 5, "tricks": 5}]}]})
+    assert sides.status_code == 422 and sides.json()["error"]["reason"].startswith("hands[0].sides[0].bid: ")
     hand = site().post("/api/score/hand", json={"bids": [bid, 3, 3, 3], "tricks": [4, 3, 3, 3]})
-    assert hand.status_code == 200 and hand.json()["ok"] is False
+    assert hand.status_code == 422 and hand.json()["error"]["reason"].startswith("bids[0]: ")
+
+
+def test_a_bid_the_rules_refuse_is_still_a_hand_the_score_sheet_names() -> None:
+    """Zero, or a bid over the hand's size, is written as a bid: the sheet scores the hands before it and
+    names the hand (200, ``ok: false``), as the score keeper page expects."""
+    from spades.web.api import ScoreRequest, score
+
+    for bid in (0, 14, "blind 6"):
+        out = score(ScoreRequest(hands=[{"bids": [3, 3, 3, 3], "tricks": [4, 3, 3, 3]},
+                                        {"bids": [bid, 3, 3, 3], "tricks": [4, 3, 3, 3]}]))
+        assert out["ok"] is False and out["error"]["hand"] == 1 and len(out["hands"]) == 1, (bid, out["error"])
 
 
 def test_a_number_too_long_to_read_is_refused(site: Callable[..., TestClient]) -> None:

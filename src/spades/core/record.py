@@ -224,6 +224,19 @@ def parse_bid(value: Any) -> BidValue:
     raise IllegalActionError(f"{shown} is not a bid: bids are a number, 'nil', 'blind nil' or 'blind N'")
 
 
+def bid_writing_problem(value: Any) -> str | None:
+    """Why ``value`` is not written as a bid at all (a list, a superscript digit, thousands of digits),
+    or ``None`` when it is one, even one the rules may then refuse (``0``, ``99``): the difference
+    between malformed input and a bid to judge."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return None
+    try:
+        parse_bid(value)
+    except IllegalActionError as e:
+        return str(e)
+    return None
+
+
 def record_of(game: Game, rules_spec: Any, players: Sequence[str] | None = None,
               hidden_deals: bool = False) -> dict[str, Any]:
     """Write a game as a ``spades-record/1`` document.

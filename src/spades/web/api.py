@@ -22,7 +22,7 @@ from starlette.types import Receive, Scope, Send
 from spades.core.bidding import possible_bids
 from spades.core.cards import card_text, cards_of, face
 from spades.core.errors import SpadesError
-from spades.core.record import parse_bid
+from spades.core.record import bid_writing_problem, parse_bid
 from spades.core.rules import GROUPS, OPTIONS, Rules
 from spades.core.scoring import blind_eligible_sides, score_hand
 from spades.scorekeeper import ScoreSheet, ScoreSheetError, bid_choices
@@ -178,6 +178,32 @@ def rules_check(body: RulesCheck) -> dict[str, Any]:
     return {"ok": True, "options": rules.to_options(), "layout": layout_of(rules)}
 
 
+def _refuse_malformed_bids(where: str, bids: Any) -> None:
+    """A bid that is not written as a bid at all is a malformed request (422, naming the field), not a
+    hand the rules refuse (which the answer's ``error`` names)."""
+    if not isinstance(bids, list):
+        return
+    for j, b in enumerate(bids):
+        problem = bid_writing_problem(b)
+        if problem is not None:
+            raise ApiError(422, "bad_bid", f"{where}bids[{j}]: {problem}")
+
+
+def _refuse_malformed_side_bids(where: str, sides: Any) -> None:
+    """The same for hands typed in per side: each side's ``bid`` and its nil bids."""
+    for k, side in enumerate(sides if isinstance(sides, list) else []):
+        if not isinstance(side, dict):
+            continue
+        problem = bid_writing_problem(side.get("bid"))
+        if problem is not None:
+            raise ApiError(422, "bad_bid", f"{where}sides[{k}].bid: {problem}")
+        nils = side.get("nil")
+        for m, nil in enumerate(nils if isinstance(nils, list) else []):
+            problem = bid_writing_problem(nil.get("bid")) if isinstance(nil, dict) else None
+            if problem is not None:
+                raise ApiError(422, "bad_bid", f"{where}sides[{k}].nil[{m}].bid: {problem}")
+
+
 @router.post("/score")
 def score(body: ScoreRequest) -> dict[str, Any]:
     """Score a sheet of hands with ``ScoreSheet``.
@@ -188,7 +214,11 @@ def score(body: ScoreRequest) -> dict[str, Any]:
     hand has its own too, for editing it). When a
     hand cannot be scored, ``error`` names it (``hand``
     from 0) and the hands before it are still scored; when the rules cannot be read, ``hand`` is null.
+    A bid not written as a bid at all (``"²"``, a list) is refused whole with 422 ``bad_bid`` naming it.
     """
+    for i, entry in enumerate(body.hands):
+        _refuse_malformed_bids(f"hands[{i}].", entry.bids)
+        _refuse_malformed_side_bids(f"hands[{i}].", entry.sides)
     try:
         rules = load_rules(body.rules)
     except SpadesError as e:
@@ -233,6 +263,7 @@ def score(body: ScoreRequest) -> dict[str, Any]:
 def score_one_hand(body: HandScoreRequest) -> dict[str, Any]:
     """Score one hand with the engine's ``score_hand`` and explain it line by line (the table page's
     end-of-hand summary). Bids are as in records; ``bags_before`` is per side (zeros when omitted)."""
+    _refuse_malformed_bids("", body.bids)
     try:
         rules = load_rules(body.rules)
         lay = rules.layout
