@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import httpx
+
 from spades.storage import Storage
 
 from .harness import LiveServer, Player
@@ -54,3 +56,15 @@ def test_play_now_ends_the_oldest_abandoned_computer_game_and_refuses_when_all_a
     # Tables for people are not counted with these games.
     assert p.http.post("/api/tables", json={"rules": "standard"}).status_code == 200
     socks[1].close()
+
+
+def test_two_servers_on_one_database_share_the_count(live: Callable[..., LiveServer]) -> None:
+    """The count is read from the database, so processes sharing it (a cluster) need nothing more."""
+    a, b = live(open_tables_per_player=2), live(open_tables_per_player=2)
+    p = Player(a.url, a.ws_url)
+    assert [p.http.post("/api/tables", json={"rules": "standard"}).status_code for _ in range(2)] == [200, 200]
+    on_b = httpx.Client(base_url=b.url, timeout=30, cookies={"spades_session": p.token})
+    assert on_b.get("/api/me").json()["id"] == p.me["id"]
+    over = on_b.post("/api/tables", json={"rules": "standard"})
+    assert over.status_code == 429 and over.json()["error"]["code"] == "too_many_tables"
+    on_b.close()
