@@ -68,3 +68,28 @@ def test_two_servers_on_one_database_share_the_count(live: Callable[..., LiveSer
     over = on_b.post("/api/tables", json={"rules": "standard"})
     assert over.status_code == 429 and over.json()["error"]["code"] == "too_many_tables"
     on_b.close()
+
+
+def test_a_table_nobody_joined_is_given_up_for_a_new_one_once_old(
+        live: Callable[..., LiveServer], db: Storage) -> None:
+    """A table for people that never filled must not hold its maker's slot for ever: over the cap, the
+    oldest one nobody joined and nobody is connected to is given up once ``abandoned_table_seconds`` old;
+    a table another person sat at is kept."""
+    from .test_attacks import sit
+
+    server = live(open_tables_per_player=2, abandoned_table_seconds=0)
+    p, q = Player(server.url, server.ws_url), Player(server.url, server.ws_url)
+    joined, lonely = (p.http.post("/api/tables", json={"rules": "standard"}).json()["id"] for _ in range(2))
+    s = q.sock(joined)
+    assert sit(s, 1, "join")["type"] == "ack"
+    s.close()
+    time.sleep(0.3)
+    third = p.http.post("/api/tables", json={"rules": "standard"})
+    assert third.status_code == 200, third.text
+    assert db.get_table(lonely).status == "over"  # type: ignore[union-attr]
+    assert db.get_table(joined).status == "open"  # type: ignore[union-attr]
+    # Now both open tables count (one joined, one just made but in use by nobody and old enough: given up).
+    mine = p.sock(third.json()["id"])
+    over = p.http.post("/api/tables", json={"rules": "standard"})
+    assert over.status_code == 429 and "given up after 0 seconds" in over.json()["error"]["reason"], over.text
+    mine.close()

@@ -44,6 +44,10 @@ class ServerConfig:
     open_tables_per_player: int = 10
     """Tables made with ``POST /api/tables`` that one player may hold open (not finished) at once; the next
     is refused (429, ``too_many_tables``) until one finishes. Counted in the database (the whole cluster)."""
+    abandoned_table_seconds: float = 3600
+    """A table for people over ``open_tables_per_player`` is given up to make room for a new one once it is
+    this old with nobody connected and no other person seated (nobody joined it): otherwise tables that
+    never fill would hold the player's slots for ever."""
     computer_games_per_player: int = 5
     """Games against the computer (``POST /api/play``) one player may hold open at once. Over it, the
     player's oldest such games with no person connected are ended (marked over) to make room; only when

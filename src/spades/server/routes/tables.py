@@ -50,6 +50,15 @@ class TableBody(PlayBody):
     sit: bool = Field(True, description="take seat 0 at once")
 
 
+def _duration(seconds: float) -> str:
+    """``3600`` as "an hour", ``5400`` as "90 minutes", ``30`` as "30 seconds"."""
+    if seconds == 3600:
+        return "an hour"
+    if seconds >= 120 and seconds % 60 == 0:
+        return f"{int(seconds // 60)} minutes"
+    return f"{seconds:g} seconds"
+
+
 def tables_router(site: Site) -> APIRouter:
     """The table, lobby and table-socket endpoints."""
     router = APIRouter()
@@ -115,27 +124,44 @@ def tables_router(site: Site) -> APIRouter:
                 return True
         return False
 
-    async def make_room_for_a_game(p: PlayerRow) -> None:
-        """Keep ``computer_games_per_player``: end the player's oldest abandoned games against the computer
-        (nobody connected; marked over, so they no longer count and are not resumed) to make room for one
-        more; ``QuotaExceeded`` (``too_many_games``) when all of those over the cap are in use."""
-        games = await open_tables(p, computer=True)
-        excess = len(games) - cfg.computer_games_per_player + 1
+    async def abandoned(row: TableRow, owner: str) -> bool:
+        """Nobody is connected to the table and no person but its maker ever sat down (they may have
+        left: a computer then holds the seat)."""
+        if await in_use(row.id):
+            return False
+        t = await site.hub().table(row.id)
+        return t is None or all(seat.player in (None, owner) for seat in t.seats)
+
+    async def make_room(p: PlayerRow, computer: bool) -> None:
+        """Keep the player's open tables of one kind under their cap by giving up (marking over: no longer
+        counted, not resumed) the oldest abandoned ones: any game against the computer nobody is connected
+        to; a table for people only once ``abandoned_table_seconds`` old and nobody joined it.
+        ``QuotaExceeded`` when not enough of them are abandoned."""
+        rows = await open_tables(p, computer=computer)
+        cap = cfg.computer_games_per_player if computer else cfg.open_tables_per_player
+        excess = len(rows) - cap + 1
         if excess <= 0:
             return
         h = site.hub()
-        for row in games:
+        stale_before = time.time() - cfg.abandoned_table_seconds
+        for row in rows:
             if excess <= 0:
                 break
-            if not await in_use(row.id):
+            if (computer or row.created_at <= stale_before) and await abandoned(row, p.id):
                 await h.db(h.storage.set_table_status, row.id, "over")
-                log.info("ended %s's abandoned game %s against the computer to make room", p.id, row.id)
+                log.info("ended %s's abandoned %s %s to make room", p.id,
+                         "game against the computer" if computer else "table", row.id)
                 excess -= 1
-        if excess > 0:
-            n = cfg.computer_games_per_player
+        if excess <= 0:
+            return
+        if computer:
             raise QuotaExceeded("computer_games", CAP_RETRY_SECONDS,
-                                f"you are playing {n} games against the computer already: finish or close one "
+                                f"you are playing {cap} games against the computer already: finish or close one "
                                 "of them first", code="too_many_games")
+        raise QuotaExceeded("open_tables", CAP_RETRY_SECONDS,
+                            f"you have {cap} tables open already: play one of them to its end before making "
+                            "another (a table nobody joined is given up after "
+                            f"{_duration(cfg.abandoned_table_seconds)})", code="too_many_tables")
 
     @router.post("/api/tables", openapi_extra=json_body(TableBody))
     async def create_table(request: Request, response: Response) -> dict[str, Any]:
@@ -144,11 +170,7 @@ def tables_router(site: Site) -> APIRouter:
         p = await site.current_player(request, response)
         data = await read_json(request)
         spec, settings, public = table_settings(data)
-        n = cfg.open_tables_per_player
-        if len(await open_tables(p, computer=False)) >= n:
-            raise QuotaExceeded("open_tables", CAP_RETRY_SECONDS,
-                                f"you have {n} tables open already: play one of them to its end before "
-                                "making another", code="too_many_tables")
+        await make_room(p, computer=False)
         await site.quotas.check("tables", p.id, "you have made many tables lately: try again later")
         seats = [(0, Seat(p.id, p.name))] if data.get("sit", True) is True else []
         return await new_table(p, spec, settings, public, seats)
@@ -164,7 +186,7 @@ def tables_router(site: Site) -> APIRouter:
         settings["computer"] = True  # what tells this game apart from a table made for people
         await site.quotas.check("play", p.id,
                                 "you have started many games against the computer lately: try again later")
-        await make_room_for_a_game(p)
+        await make_room(p, computer=True)
         n = load_rules(spec).layout.n
         level = settings["bot_level"]
         seats = [(0, Seat(p.id, p.name))] + [(i, Seat(None, f"Bot {i + 1} ({level})", level)) for i in range(1, n)]
