@@ -69,7 +69,7 @@ class LiveServer:
     def start(self) -> LiveServer:
         """Start and wait until it answers."""
         self.thread.start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # generous: a loaded machine starts slowly
         while not self.server.started:
             if time.monotonic() > deadline or not self.thread.is_alive():
                 raise RuntimeError("the server did not start")
@@ -101,7 +101,7 @@ class ServeProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "spades.cli", "serve", "--port", str(self.port), "--database",
              f"sqlite:///{self.db_path}", *self.extra], stdout=self.log, stderr=self.log, env=env)
-        if not answers_healthz(self.url, self.proc, 30):
+        if not answers_healthz(self.url, self.proc, 120):  # it fails at once if the process exits
             raise RuntimeError("spades serve did not start")
         return self
 
@@ -134,12 +134,15 @@ class Sock:
         self.state: Msg | None = None
         self.table: Msg | None = None
         self.counter = 0
+        self.attached = False
 
     def send(self, msg: Msg) -> None:
         """Send a JSON message."""
+        if msg.get("type") == "hello":
+            self.attached = True
         self.conn.send(json.dumps(msg))
 
-    def recv(self, timeout: float = 10) -> Msg:
+    def recv(self, timeout: float = 30) -> Msg:
         """The next message (and track the last event number and state)."""
         raw = self.conn.recv(timeout=timeout)
         assert isinstance(raw, str)
@@ -156,7 +159,7 @@ class Sock:
             self.table = m["table"]
         return m
 
-    def until(self, pred: Callable[[Msg], bool], timeout: float = 20) -> Msg:
+    def until(self, pred: Callable[[Msg], bool], timeout: float = 30) -> Msg:
         """Receive until a message matches."""
         end = time.monotonic() + timeout
         while True:
@@ -167,9 +170,32 @@ class Sock:
             if pred(m):
                 return m
 
+    def sync(self, timeout: float = 30) -> list[Msg]:
+        """Receive everything the server sent this socket before it read a ``ping`` sent now (the server
+        answers a connection's messages in order and queues its pushes in order, so once the ``pong`` is
+        here, so is all that was sent before it, however slow the machine). The ``pong`` itself is not kept
+        in ``received``. Returns the other messages that arrived meanwhile."""
+        if not self.attached:
+            return []
+        self.send({"type": "ping"})
+        out: list[Msg] = []
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no pong")
+            m = self.recv(timeout=left)
+            if m["type"] == "pong":
+                self.received.pop()
+                self.raw.pop()
+                return out
+            out.append(m)
+
     def drain(self, quiet: float = 0.2) -> list[Msg]:
-        """Receive whatever arrives until ``quiet`` seconds pass with nothing."""
-        out = []
+        """Receive whatever the server has sent so far (:meth:`sync`), then whatever more arrives until
+        ``quiet`` seconds pass with nothing. The quiet window only bounds how long to listen for
+        messages nobody waits for; everything already sent is read whatever the machine's speed."""
+        out = self.sync()
         while True:
             try:
                 out.append(self.recv(timeout=quiet))

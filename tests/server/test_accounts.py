@@ -23,7 +23,7 @@ def test_guest_claims_an_account_then_logs_in(server: LiveServer, player: Callab
     assert q.http.post("/api/register", json={"username": "x", "password": "correct horse"}).status_code == 400
     assert q.http.post("/api/register", json={"username": "bobby", "password": "short"}).status_code == 400
     assert p.http.post("/api/logout").json() == {"ok": True}
-    fresh = httpx.Client(base_url=server.url)
+    fresh = httpx.Client(base_url=server.url, timeout=30)
     r = fresh.post("/api/login", json={"username": "ann", "password": "correct horse"})
     assert r.status_code == 200 and r.json()["id"] == guest_id
     assert "httponly" in r.headers["set-cookie"].lower()
@@ -34,7 +34,7 @@ def test_guest_claims_an_account_then_logs_in(server: LiveServer, player: Callab
 def test_login_attempts_are_limited(server: LiveServer, player: Callable[[], Player]) -> None:
     p = player()
     p.http.post("/api/register", json={"username": "carol", "password": "open sesame"})
-    c = httpx.Client(base_url=server.url)
+    c = httpx.Client(base_url=server.url, timeout=30)
     codes = [c.post("/api/login", json={"username": "carol", "password": f"guess {i}"}).status_code
              for i in range(7)]
     assert codes[:5] == [401] * 5 and codes[5:] == [429, 429]

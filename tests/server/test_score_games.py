@@ -62,7 +62,7 @@ def test_only_signed_in_players_and_only_their_own_games(server: LiveServer, pla
     r = guest.http.put("/api/scoregames/g1", json={"game": game()})
     assert r.status_code == 403 and "sign in" in r.json()["error"]["reason"]
     assert guest.http.get("/api/scoregames").status_code == 403
-    nobody = httpx.Client(base_url=server.url)
+    nobody = httpx.Client(base_url=server.url, timeout=30)
     r = nobody.get("/api/scoregames")
     assert r.status_code == 401 and r.json()["error"]["code"] == "no_session"
     assert "spades_session" not in nobody.cookies  # no guest is made by asking

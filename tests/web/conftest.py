@@ -68,7 +68,7 @@ class LiveServer:
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
         self._thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # generous: a loaded machine starts slowly
         while not self._server.started:
             if time.monotonic() > deadline:
                 raise RuntimeError("the test server did not start")

@@ -59,7 +59,7 @@ def test_play_now_takes_length_level_and_house_rules(page: Any, game_server: Liv
     page.select_option("#setup-nil_pass", "2")
     page.check("#setup-spades_lead")
     page.uncheck("#setup-blind_nil")
-    page.wait_for_function("document.getElementById('play-status').textContent.includes('game to 300')")
+    page.wait_for_function("document.getElementById('play-status')?.textContent.includes('game to 300')")
     page.wait_for_selector("#setup-blind_nil_points", state="hidden")  # no blind nil: its value does not matter
     screenshot(page, f"setup-home-{viewport[0]}")
     answers = keep_answers(page, "**/api/play")
@@ -79,10 +79,10 @@ def test_a_timed_table_for_friends(page: Any, game_server: LiveServer) -> None:
     page.wait_for_selector("#setup-minutes", state="visible")
     page.fill("#setup-minutes", "45")
     page.dispatch_event("#setup-minutes", "change")
-    page.wait_for_function("document.getElementById('play-status').textContent.includes('timed, 45 minutes')")
+    page.wait_for_function("document.getElementById('play-status')?.textContent.includes('timed, 45 minutes')")
     open_more(page, "setup-")
     page.check("#setup-team_bidding")
-    page.wait_for_function("document.querySelector('[data-group-count=bidding]').textContent === '(1 changed)'")
+    page.wait_for_function("document.querySelector('[data-group-count=bidding]')?.textContent === '(1 changed)'")
     answers = keep_answers(page, "**/api/tables")
     page.click("#create-table")
     page.wait_for_selector("html[data-ready=table]", state="attached")
@@ -94,12 +94,14 @@ def test_a_timed_table_for_friends(page: Any, game_server: LiveServer) -> None:
 def test_the_score_keeper_uses_the_same_form(page: Any, live_server: LiveServer) -> None:
     page.goto(f"{live_server.url}/score.html#new")
     page.wait_for_selector("#start-game:not([disabled])")
+    # The form draws its rules after the button is enabled: wait for them before counting.
+    page.wait_for_function("document.querySelectorAll('#option-grid .quick-rules [data-option]').length >= 6")
     assert page.locator("#option-grid .quick-rules [data-option]").count() == 6
     page.select_option("#opt-length", "300")
-    page.wait_for_function("document.getElementById('rules-status').textContent.includes('game to 300')")
+    page.wait_for_function("document.getElementById('rules-status')?.textContent.includes('game to 300')")
     page.fill("#opt-nil_points", "50")
     page.dispatch_event("#opt-nil_points", "change")
-    page.wait_for_function("document.getElementById('override-count').textContent === '(2 changed)'")
+    page.wait_for_function("document.getElementById('override-count')?.textContent === '(2 changed)'")
     page.click("#start-game")
     page.wait_for_selector("#bid-0")
     rules = page.text_content("#game-rules")
