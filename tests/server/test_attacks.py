@@ -107,7 +107,7 @@ def play_hand_out(sa: Sock, sb: Sock) -> None:
     """Seat 0 (``sa``) plays until the second hand is dealt and ``sb`` sits in seat 2 for it."""
     from .test_play import choose
 
-    end = time.monotonic() + 120
+    end = time.monotonic() + 300  # a whole hand: generous for a loaded machine (16 s when idle)
     while time.monotonic() < end:
         settle([sa, sb], 0.05)
         st = sa.state
