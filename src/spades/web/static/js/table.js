@@ -399,10 +399,20 @@ function clearHeld() {
 
 let audio = null;
 
+// Browsers refuse sound and vibration until the person has touched the page (and log a warning for
+// each try); until then a cue is only logged, and the outline and the title carry it.
+function touched() {
+  return !navigator.userActivation || navigator.userActivation.hasBeenActive;
+}
+
 function tone(notes) {
   if (settings.muted) return;
   const Ctx = window.AudioContext || window.webkitAudioContext;
   if (!Ctx) return;
+  if (!touched()) {
+    cueLog.push(notes.length === 2 ? "turn" : "trick");
+    return;
+  }
   try {
     audio = audio || new Ctx();
     if (audio.state === "suspended") audio.resume().catch(() => {});
@@ -426,10 +436,10 @@ function tone(notes) {
   }
 }
 
-const cueLog = []; // the tones played, for tests ("turn", "trick")
+const cueLog = []; // the cues given (played, or due before the page was touched), for tests ("turn", "trick")
 
 function buzz(ms) {
-  if (!settings.muted && typeof navigator.vibrate === "function") {
+  if (!settings.muted && typeof navigator.vibrate === "function" && touched()) {
     try {
       navigator.vibrate(ms);
     } catch { /* not allowed here */ }
