@@ -89,30 +89,29 @@ def test_bidding_passing_and_playing_fit_one_screen(sized: Any, game_server: Liv
     page.click("#action-buttons [data-bid='nil']")
     page.wait_for_selector("#confirm-cards")
     one_screen(page, "pass")
-    codes = page.eval_on_selector_all("#hand-cards button[aria-pressed=false]", "els => els.map(e => e.dataset.card)")
-    for code in codes[:2]:
-        page.click(f"#hand-cards button[data-card='{code}']", position=CARD_SPOT)
-        page.wait_for_selector(f"#hand-cards button[data-card='{code}'][aria-pressed=true]")
-    page.wait_for_function("document.getElementById('confirm-cards').textContent.includes('2/2')")
-    page.click("#confirm-cards")
-    try:
-        page.wait_for_selector("#confirm-cards", state="detached", timeout=10000)
-    except Exception:
-        # KNOWN DEFECT (session 7 notes, open): about one pass in ten is not taken and no error is shown;
-        # the choice is cleared and the panel stays, so the person chooses again and presses Pass, as
-        # here. This test is about the layout of each phase; the lost pass is left for a fix of its own.
-        page.wait_for_function("document.getElementById('confirm-cards')?.textContent.includes('0/2')")
-        again = page.eval_on_selector_all("#hand-cards button[aria-pressed=false]",
+    # The random partner may bid nil too: then there is a second exchange, and the Pass panel comes back.
+    rounds = 0
+    while page.query_selector("#confirm-cards") is not None and rounds < 4:
+        rounds += 1
+        page.wait_for_function("document.getElementById('confirm-cards') === null"
+                               " || document.getElementById('confirm-cards').textContent.includes('0/2')")
+        if page.query_selector("#confirm-cards") is None:
+            break
+        codes = page.eval_on_selector_all("#hand-cards button[aria-pressed=false]",
                                           "els => els.map(e => e.dataset.card)")
-        for code in again[:2]:
+        for code in codes[:2]:
             page.click(f"#hand-cards button[data-card='{code}']", position=CARD_SPOT)
             page.wait_for_selector(f"#hand-cards button[data-card='{code}'][aria-pressed=true]")
+        page.wait_for_function("document.getElementById('confirm-cards').textContent.includes('2/2')")
         page.click("#confirm-cards")
-        page.wait_for_selector("#confirm-cards", state="detached")
+        page.wait_for_function("document.getElementById('confirm-cards') === null"
+                               " || document.getElementById('confirm-cards').textContent.includes('0/2')"
+                               " && !document.querySelector('#hand-cards button[aria-pressed=true]')")
+        page.wait_for_timeout(500)  # the next exchange's panel, if any, is drawn from the server's answer
     page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]")
     # The two cards the partner passed are marked, in the picture and in their names, until play starts.
     received = page.eval_on_selector_all("#hand-cards .received", "els => els.map(e => e.getAttribute('aria-label'))")
-    assert len(received) == 2 and all("passed to you by" in r for r in received), received
+    assert len(received) == 2 * rounds and all("passed to you by" in r for r in received), (rounds, received)
     one_screen(page, "play")
 
 
