@@ -213,7 +213,7 @@ def review_router(hub: Callable[[], Any], current_player: Callable[..., Awaitabl
                               "only a player of this game can review it, for the seat they played")
         want = request.query_params.get("seat")
         if want is not None:
-            if not want.isdigit() or int(want) not in seats:
+            if not (want.isascii() and want.isdigit()) or int(want) not in seats:  # isdigit alone takes "²"
                 raise ApiError(403, "not_your_seat", "you can review only the seat you played")
             return p.id, int(want)
         return p.id, seats[0]
