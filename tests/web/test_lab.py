@@ -104,7 +104,7 @@ def test_the_lab_page_from_the_rules_page(page: Any, live_server: LiveServer,
     rows = page.locator("#sim-table tbody tr")
     assert rows.count() == 12 and rows.nth(11).locator("th").text_content() == "perfect"
     assert page.locator("#sim-table tr.lab-needed th").text_content() == "4"
-    page.wait_for_function("document.getElementById('sim-plot').complete"
+    page.wait_for_function("document.getElementById('sim-plot')?.complete"
                            " && document.getElementById('sim-plot').naturalWidth > 0")
     # The exact tables: Bayer and Diaconis's 0.334 at 7 riffles of 52 cards, 0.454 at 8 of 104.
     assert page.locator("#exact-52 tr.lab-needed td").first.text_content() == "0.3341"
@@ -116,5 +116,5 @@ def test_the_lab_page_from_the_rules_page(page: Any, live_server: LiveServer,
     page.fill("#sim-trials", "4000")
     page.fill("#sim-to", "40")
     page.click("#sim-run")
-    page.wait_for_function("document.getElementById('sim-status').textContent.includes('too much work')")
+    page.wait_for_function("document.getElementById('sim-status')?.textContent.includes('too much work')")
     assert page.text_content("[data-testid=sim-answer]").startswith("Tonight's deck needs about 4")

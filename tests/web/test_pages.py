@@ -104,7 +104,7 @@ def test_home_buttons_wait_for_their_handlers(page: Any, game_server: LiveServer
     held: list[Any] = []
     page.route("**/api/levels", lambda route: held.append(route))
     page.goto(f"{game_server.url}/")
-    page.wait_for_function("document.getElementById('online') && !document.getElementById('online').hidden")
+    page.wait_for_function("document.getElementById('online') && !document.getElementById('online')?.hidden")
     assert page.is_disabled("#play-now") and page.is_disabled("#create-table")
     assert held, "the page asked for the levels"
     held[0].continue_()

@@ -58,7 +58,7 @@ def test_review_my_game_from_the_game_over_screen(page: Any, game_server: LiveSe
     page.click("#review-game")
     page.wait_for_selector("#replay:not([hidden])")
     # The review starts at once: the queue place or the progress shows while it runs.
-    page.wait_for_function("document.getElementById('review-status').textContent.length > 0"
+    page.wait_for_function("document.getElementById('review-status')?.textContent.length > 0"
                            " || document.querySelector('[data-testid=review-summary]')")
     status = page.text_content("#review-status")
     assert ("queue" in status or "Reviewing" in status or "Asking" in status

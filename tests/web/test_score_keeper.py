@@ -72,7 +72,7 @@ def test_seed_worked_hands_edit_undo_and_reload(page: Any, live_server: LiveServ
     for seat, took in enumerate(HAND_1_NIL_MADE[1]):
         page.fill(f"#tricks-{seat}", str(took))
     page.click("#add-hand")
-    page.wait_for_function("document.querySelector('[data-testid=total-1]').textContent === '40'")
+    page.wait_for_function("document.querySelector('[data-testid=total-1]')?.textContent === '40'")
     assert totals(page) == ["53", "40"]
 
     # Back to the seed's hand, then the bag sequence 53, 107, 50.
@@ -80,11 +80,11 @@ def test_seed_worked_hands_edit_undo_and_reload(page: Any, live_server: LiveServ
     for seat, took in enumerate(HAND_1[1]):
         page.fill(f"#tricks-{seat}", str(took))
     page.click("#add-hand")
-    page.wait_for_function("document.querySelector('[data-testid=total-1]').textContent === '-160'")
+    page.wait_for_function("document.querySelector('[data-testid=total-1]')?.textContent === '-160'")
     enter_hand(page, *HAND_2)
-    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '107'")
+    page.wait_for_function("document.querySelector('[data-testid=total-0]')?.textContent === '107'")
     enter_hand(page, *HAND_3)
-    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '50'")
+    page.wait_for_function("document.querySelector('[data-testid=total-0]')?.textContent === '50'")
     assert totals(page)[0] == "50"
     assert hand_totals(page, 0) == ["53", "107", "50"]
     assert page.text_content("#totals [data-side='0'] .bags") == "0 bags"
@@ -96,9 +96,9 @@ def test_seed_worked_hands_edit_undo_and_reload(page: Any, live_server: LiveServ
 
     # Undo takes the last hand back; "Put it back" restores it.
     page.click("#undo-hand")
-    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '107'")
+    page.wait_for_function("document.querySelector('[data-testid=total-0]')?.textContent === '107'")
     page.click("#redo-hand")
-    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '50'")
+    page.wait_for_function("document.querySelector('[data-testid=total-0]')?.textContent === '50'")
     name = viewport[0]
     page.click("#sheet-body tr.explain-row:nth-of-type(2) summary")
     screenshot(page, f"score-keeper-{name}")
@@ -125,19 +125,19 @@ def test_wrong_tricks_are_refused_and_offline_hands_are_kept(page: Any, live_ser
     assert page.evaluate("navigator.serviceWorker.ready.then(r => Boolean(r.active))")
     page.context.set_offline(True)
     enter_hand(page, *HAND_2)
-    page.wait_for_function("document.getElementById('score-status').textContent.includes('Offline')")
+    page.wait_for_function("document.getElementById('score-status')?.textContent.includes('Offline')")
     # Scored on the device by the twin of the engine's scoring, under the same rules.
     assert page.text_content("[data-testid=total-0]") == "107"
     assert page.locator("#sheet-body tr[data-hand]").count() == 2
     page.reload()
     page.wait_for_selector("html[data-ready=score]", state="attached")
-    page.wait_for_function("document.getElementById('score-status').textContent.includes('Offline')")
+    page.wait_for_function("document.getElementById('score-status')?.textContent.includes('Offline')")
     assert page.locator("#sheet-body tr[data-hand]").count() == 2
     assert page.text_content("[data-testid=hand-0-total-0]") == "53"
     page.context.set_offline(False)
     page.evaluate("window.dispatchEvent(new Event('online'))")
     # The server's answer replaces the device's (and agrees with it).
-    page.wait_for_function("document.getElementById('score-status').textContent === ''")
+    page.wait_for_function("document.getElementById('score-status')?.textContent === ''")
     assert page.text_content("[data-testid=total-0]") == "107"
 
 
@@ -178,14 +178,14 @@ def test_house_rules_change_the_score(page: Any, live_server: LiveServer) -> Non
     open_all_rules(page)
     page.fill("#opt-nil_points", "50")
     page.dispatch_event("#opt-nil_points", "change")
-    page.wait_for_function("document.getElementById('override-count').textContent.includes('1 changed')")
+    page.wait_for_function("document.getElementById('override-count')?.textContent.includes('1 changed')")
     page.fill("#opt-target", "7")
     page.dispatch_event("#opt-target", "change")
-    page.wait_for_function("document.getElementById('rules-status').textContent.includes('cannot be played')")
+    page.wait_for_function("document.getElementById('rules-status')?.textContent.includes('cannot be played')")
     assert page.is_disabled("#start-game")
     page.fill("#opt-target", "300")
     page.dispatch_event("#opt-target", "change")
-    page.wait_for_function("!document.getElementById('start-game').disabled")
+    page.wait_for_function("document.getElementById('start-game')?.disabled === false")
     page.click("#start-game")
     page.wait_for_selector("#bid-0")
     assert "nil_points 50" in page.text_content("#game-rules")
@@ -213,11 +213,11 @@ def test_a_slow_rules_check_keeps_what_is_being_typed(page: Any, live_server: Li
     assert page.evaluate("document.activeElement.id") == "opt-target"
     assert page.input_value("#opt-nil_points") == "50"
     page.dispatch_event("#opt-target", "change")
-    page.wait_for_function("document.getElementById('rules-status').textContent.includes('cannot be played')")
+    page.wait_for_function("document.getElementById('rules-status')?.textContent.includes('cannot be played')")
     assert page.input_value("#opt-target") == "7"
     page.fill("#opt-target", "300")
     page.dispatch_event("#opt-target", "change")
-    page.wait_for_function("!document.getElementById('start-game').disabled")
+    page.wait_for_function("document.getElementById('start-game')?.disabled === false")
     # Typing a house rule and pressing Start at once: the start waits for the slow check of it.
     page.fill("#opt-nil_points", "60")
     page.click("#start-game")
@@ -234,12 +234,12 @@ def test_enter_confirms_a_rule_and_shows_it_as_checked(page: Any, live_server: L
     page.press("#opt-nil_points", "Enter")  # nothing typed: nothing changes
     page.fill("#opt-removed_cards", "2c 10h")
     page.press("#opt-removed_cards", "Enter")  # confirms this rule; the field keeps the focus
-    page.wait_for_function("document.getElementById('opt-removed_cards').value === '2C, TH'")
+    page.wait_for_function("document.getElementById('opt-removed_cards')?.value === '2C, TH'")
     assert page.evaluate("document.activeElement.id") == "opt-removed_cards"
     assert page.is_visible("#new-form") and page.text_content("#override-count") == "(1 changed)"
     page.fill("#opt-target", "300")
     page.press("#opt-target", "Enter")
-    page.wait_for_function("document.getElementById('override-count').textContent === '(2 changed)'")
+    page.wait_for_function("document.getElementById('override-count')?.textContent === '(2 changed)'")
     assert page.is_visible("#new-form") and not page.is_visible("#bid-0")
     page.click("#start-game")  # the button starts the game, with both rules
     page.wait_for_selector("#bid-0")
@@ -290,10 +290,10 @@ def test_hands_entered_per_side(page: Any, live_server: LiveServer, viewport: tu
     page.wait_for_selector("#side-bid-0")
     assert page.is_checked("#entry-side")
     enter_side_hand(page, [(5, 9, {}), (4, 4, {})])
-    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '107'")
+    page.wait_for_function("document.querySelector('[data-testid=total-0]')?.textContent === '107'")
     screenshot(page, f"score-keeper-sides-{viewport[0]}")
     enter_side_hand(page, [(4, 7, {}), (6, 6, {})])
-    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '50'")
+    page.wait_for_function("document.querySelector('[data-testid=total-0]')?.textContent === '50'")
     assert hand_totals(page, 0) == ["53", "107", "50"]
     # Editing a hand entered per side opens it per side, with what was entered.
     page.click("button[aria-label='Edit hand 1']")
@@ -302,7 +302,7 @@ def test_hands_entered_per_side(page: Any, live_server: LiveServer, viewport: tu
     page.fill("#side-tricks-0", "9")
     page.fill("#side-tricks-1", "4")
     page.click("#add-hand")  # N/S take one more: 54 in hand 1
-    page.wait_for_function("document.querySelector('[data-testid=hand-0-total-0]').textContent === '54'")
+    page.wait_for_function("document.querySelector('[data-testid=hand-0-total-0]')?.textContent === '54'")
     # A hand of the same game may still be entered per player.
     page.check("#entry-seat")
     page.wait_for_selector("#bid-0")

@@ -49,8 +49,8 @@ def test_a_game_scored_offline_equals_the_engine(page: Any, live_server: LiveSer
     for name, value in (("min_side_bid", "4"), ("bag_limit", "5"), ("bag_penalty", "50")):
         page.fill(f"#opt-{name}", value)
         page.dispatch_event(f"#opt-{name}", "change")
-    page.wait_for_function("document.getElementById('override-count').textContent === '(4 changed)'")
-    page.wait_for_function("!document.getElementById('start-game').disabled")
+    page.wait_for_function("document.getElementById('override-count')?.textContent === '(4 changed)'")
+    page.wait_for_function("document.getElementById('start-game')?.disabled === false")
     page.click("#start-game")
     page.wait_for_selector("#bid-0")
 
@@ -59,9 +59,9 @@ def test_a_game_scored_offline_equals_the_engine(page: Any, live_server: LiveSer
     for seat, (bid, took) in enumerate(zip([1, 5, 1, 4], [3, 4, 3, 3], strict=True)):
         page.select_option(f"#bid-{seat}", str(bid))
         page.fill(f"#tricks-{seat}", str(took))
-    page.wait_for_function("document.getElementById('hand-preview').textContent.includes('cannot be scored')")
+    page.wait_for_function("document.getElementById('hand-preview')?.textContent.includes('cannot be scored')")
     page.click("#add-hand")
-    page.wait_for_function("document.getElementById('hand-error').textContent.includes('min_side_bid')")
+    page.wait_for_function("document.getElementById('hand-error')?.textContent.includes('min_side_bid')")
     error = page.text_content("#hand-error")
     assert "North & South" in error and "side 0" not in error, error
     assert page.locator("#sheet-body tr[data-hand]").count() == 0
@@ -74,7 +74,7 @@ def test_a_game_scored_offline_equals_the_engine(page: Any, live_server: LiveSer
             page.fill(f"#tricks-{seat}", str(took))
         sides = sheet.add_hand(bids, tricks)
         # The hand's score appears as it is typed, worked out on the device.
-        page.wait_for_function("(t) => document.getElementById('hand-preview').textContent.includes(t)",
+        page.wait_for_function("(t) => document.getElementById('hand-preview')?.textContent.includes(t)",
                                arg=f"North & South {'+' if sides[0].points > 0 else ''}{sides[0].points}")
         assert page.get_attribute("#hand-preview", "data-source") == "device"
         page.click("#add-hand")
@@ -96,7 +96,7 @@ def test_a_game_scored_offline_equals_the_engine(page: Any, live_server: LiveSer
     # Back online, the server's answer replaces the device's and agrees with it.
     page.context.set_offline(False)
     page.evaluate("window.dispatchEvent(new Event('online'))")
-    page.wait_for_function("document.getElementById('score-status').textContent === ''")
+    page.wait_for_function("document.getElementById('score-status')?.textContent === ''")
     assert page.text_content("[data-testid=total-0]") == str(sheet.totals[0])
 
 
@@ -107,7 +107,7 @@ def test_a_tie_past_the_target_says_why_the_game_goes_on(page: Any, live_server:
     page.click("#opt-more details[data-group=scoring] > summary")
     page.fill("#opt-target", "100")
     page.dispatch_event("#opt-target", "change")
-    page.wait_for_function("document.getElementById('rules-status').textContent.includes('game to 100')")
+    page.wait_for_function("document.getElementById('rules-status')?.textContent.includes('game to 100')")
     page.click("#start-game")
     page.wait_for_selector("#bid-0")
     for n, tricks in enumerate(([3, 4, 3, 3], [4, 3, 3, 3]), start=1):
@@ -117,7 +117,7 @@ def test_a_tie_past_the_target_says_why_the_game_goes_on(page: Any, live_server:
         page.click("#add-hand")
         page.wait_for_function(f"document.querySelectorAll('#sheet-body tr[data-hand]').length === {n}")
         page.wait_for_selector(f"[data-testid=hand-{n - 1}-total-1]")
-    page.wait_for_function("document.getElementById('tie-note').textContent.includes('tied at 121')")
+    page.wait_for_function("document.getElementById('tie-note')?.textContent.includes('tied at 121')")
     note = page.text_content("#tie-note")
     assert "North & South and East & West" in note and "goes on" in note
     assert page.is_visible("#hand-form")

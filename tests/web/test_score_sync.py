@@ -63,22 +63,22 @@ def test_games_follow_the_account(page: Any, browser: Any, game_server: LiveServ
         two.wait_for_selector("#game-list li")
         assert "Shared" in two.text_content("#game-list")
         # The game came without scores: the server scores it for the list.
-        two.wait_for_function("document.getElementById('game-list').textContent.includes('North & South 53')")
+        two.wait_for_function("document.getElementById('game-list')?.textContent.includes('North & South 53')")
         two.click("text=Shared")
-        two.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '53'")
+        two.wait_for_function("document.querySelector('[data-testid=total-0]')?.textContent === '53'")
         enter_hand(two, *HAND_2)
         wait_server(two, lambda g: len(g[0]["game"]["hands"]) == 2, "the second hand")
 
         # The first browser gets the hand added on the other one.
         open_score(page, game_server, f"#game-{gid}")
-        page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '107'")
+        page.wait_for_function("document.querySelector('[data-testid=total-0]')?.textContent === '107'")
         # A hand entered offline stays on the device and reaches the account when the server is back.
         page.context.set_offline(True)
         enter_hand(page, *HAND_3)
         page.context.set_offline(False)
         page.evaluate("window.dispatchEvent(new Event('online'))")
         wait_server(page, lambda g: len(g[0]["game"]["hands"]) == 3, "the hand entered offline")
-        page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '50'")
+        page.wait_for_function("document.querySelector('[data-testid=total-0]')?.textContent === '50'")
         screenshot(page, "score-keeper-synced-phone")
 
         # Deleted on one browser, gone from the other at its next look.
@@ -129,7 +129,7 @@ def test_a_timed_game_keeps_its_clock_and_time_up_with_the_account(page: Any, br
         two = other.new_page()
         sign(two, game_server, "/api/login", user)
         open_score(two, game_server, f"#game-{games[0]['id']}")
-        two.wait_for_function("document.getElementById('time-result').textContent.includes('Game over')")
+        two.wait_for_function("document.getElementById('time-result')?.textContent.includes('Game over')")
         assert "North & South win, 53 to -160" in two.text_content("#time-result")
         assert two.is_hidden("#hand-form")
     finally:

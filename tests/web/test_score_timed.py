@@ -33,8 +33,8 @@ def new_timed_game(page: Any, server: LiveServer, minutes: int = 30, name: str =
     page.fill("#opt-minutes", str(minutes))
     page.dispatch_event("#opt-minutes", "change")
     # The controls are drawn again once the server has checked the rules (the count changes before).
-    page.wait_for_function(f"document.getElementById('rules-status').textContent.includes('timed, {minutes} minutes')")
-    page.wait_for_function("!document.getElementById('start-game').disabled")
+    page.wait_for_function(f"document.getElementById('rules-status')?.textContent.includes('timed, {minutes} minutes')")
+    page.wait_for_function("document.getElementById('start-game')?.disabled === false")
     page.click("#start-game")
     page.wait_for_selector("#bid-0")
 
@@ -79,7 +79,7 @@ def test_time_up_ends_the_game_and_the_leader_wins(page: Any, live_server: LiveS
     assert "Time is up" in page.text_content("#clock-text")
     screenshot(page, f"score-keeper-timed-up-{viewport[0]}")
     enter_hand(page, *HAND_2)  # N/S 107, E/W -120: the leader wins when the time ran out
-    page.wait_for_function("document.getElementById('time-result').textContent.includes('Game over')")
+    page.wait_for_function("document.getElementById('time-result')?.textContent.includes('Game over')")
     assert page.text_content("#time-result") == "Time ran out in hand 2. Game over: North & South win, 107 to -120."
     assert totals(page) == ["107", "-120"]
     assert "wins!" in page.text_content("#totals [data-side='0']")
@@ -94,10 +94,10 @@ def test_time_up_ends_the_game_and_the_leader_wins(page: Any, live_server: LiveS
     # Undo takes the time-up hand back: the game goes on and the box is ticked again (the clock is up).
     page.click("#undo-hand")
     page.wait_for_selector("#hand-form", state="visible")
-    page.wait_for_function("document.getElementById('time-result').textContent === ''")
+    page.wait_for_function("document.getElementById('time-result')?.textContent === ''")
     assert page.is_checked("#time-up")
     page.click("#redo-hand")
-    page.wait_for_function("document.getElementById('time-result').textContent.includes('North & South win')")
+    page.wait_for_function("document.getElementById('time-result')?.textContent.includes('North & South win')")
     assert page.is_hidden("#hand-form")
 
     # Editing the hand shows the box as entered; unticked, the game goes on after it.
@@ -105,7 +105,7 @@ def test_time_up_ends_the_game_and_the_leader_wins(page: Any, live_server: LiveS
     assert page.is_checked("#time-up")
     page.uncheck("#time-up")
     page.click("#add-hand")
-    page.wait_for_function("document.getElementById('time-result').textContent === ''")
+    page.wait_for_function("document.getElementById('time-result')?.textContent === ''")
     page.wait_for_selector("#hand-form", state="visible")
     assert page.text_content("#hand-title") == "Hand 3"
     assert "time_up" not in stored_game(page)["hands"][1]
@@ -117,7 +117,7 @@ def test_time_up_ends_the_game_and_the_leader_wins(page: Any, live_server: LiveS
     assert not page.is_checked("#time-up")
     page.check("#time-up")
     page.click("#add-hand")
-    page.wait_for_function("document.getElementById('hand-error').textContent.includes('later hand')")
+    page.wait_for_function("document.getElementById('hand-error')?.textContent.includes('later hand')")
     assert "game is over after hand 1, but 1 later hand is entered" in page.text_content("#hand-error")
     assert not any("time_up" in h for h in stored_game(page)["hands"])
     page.click("#cancel-edit")
@@ -138,7 +138,7 @@ def test_a_tie_when_the_time_runs_out_goes_on_to_the_next_hand(page: Any, live_s
     fill_hand(page, *TIED)
     page.check("#time-up")
     page.click("#add-hand")
-    page.wait_for_function("document.getElementById('time-result').textContent.includes('tied')")
+    page.wait_for_function("document.getElementById('time-result')?.textContent.includes('tied')")
     assert "North & South and East & West are tied at -80: the game goes on" in page.text_content("#time-result")
     assert page.is_visible("#hand-form") and page.is_hidden("#time-up-row")
     assert "this hand unless the lead is still tied" in page.text_content("#time-up-note")
@@ -146,7 +146,7 @@ def test_a_tie_when_the_time_runs_out_goes_on_to_the_next_hand(page: Any, live_s
 
     # Another tie goes on again; the first hand that leaves one side ahead ends the game.
     enter_hand(page, *TIED)
-    page.wait_for_function("document.querySelector('[data-testid=total-0]').textContent === '-160'")
+    page.wait_for_function("document.querySelector('[data-testid=total-0]')?.textContent === '-160'")
     assert "tied at -160" in page.text_content("#time-result") and page.is_visible("#hand-form")
     assert not any("time_up" in h for h in stored_game(page)["hands"][1:])
 
@@ -156,11 +156,11 @@ def test_a_tie_when_the_time_runs_out_goes_on_to_the_next_hand(page: Any, live_s
         body=json.dumps({"error": {"code": "bad_request", "reason": "the score sheet is closed for repairs"}})))
     fill_hand(page, *NORTH_AHEAD)
     page.click("#add-hand")
-    page.wait_for_function("document.getElementById('hand-error').textContent.includes('closed for repairs')")
+    page.wait_for_function("document.getElementById('hand-error')?.textContent.includes('closed for repairs')")
     assert page.locator("#sheet-body tr[data-hand]").count() == 2 and len(stored_game(page)["hands"]) == 2
     page.unroute("**/api/score")
     page.click("#add-hand")
-    page.wait_for_function("document.getElementById('time-result').textContent.includes('Game over')")
+    page.wait_for_function("document.getElementById('time-result')?.textContent.includes('Game over')")
     assert page.text_content("#time-result") == "Time ran out in hand 1. Game over: North & South win, -98 to -220."
     assert page.is_hidden("#hand-form")
 

@@ -184,13 +184,13 @@ def test_chat_is_text_and_the_page_reconnects(page: Any, game_server: LiveServer
 
     before = page.evaluate("window.spadesTable.lastSeq")
     page.evaluate("window.spadesTable.drop()")
-    page.wait_for_function("document.getElementById('conn-status').textContent.includes('Reconnecting')")
-    page.wait_for_function("document.getElementById('conn-status').textContent === ''", timeout=15_000)
+    page.wait_for_function("document.getElementById('conn-status')?.textContent.includes('Reconnecting')")
+    page.wait_for_function("document.getElementById('conn-status')?.textContent === ''", timeout=15_000)
     # A bid sent just as the socket drops is sent again after reconnecting, and counted once.
     page.wait_for_selector("#action-buttons [data-bid='3']")
     page.evaluate("window.spadesTable.act({bid: 3}); window.spadesTable.drop()")
     page.wait_for_function(f"window.spadesTable.lastSeq > {before}", timeout=15_000)
-    page.wait_for_function("document.querySelector('[data-testid=seat-0-bid]').textContent.startsWith('bid 3')")
+    page.wait_for_function("document.querySelector('[data-testid=seat-0-bid]')?.textContent.startsWith('bid 3')")
     assert page.text_content("#action-error") == ""
     page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]", timeout=15_000)
     # A reload (a closed tab opened again) gets a snapshot: the same cards, the chat line still there.
@@ -263,17 +263,17 @@ def test_account_register_log_out_and_in(page: Any, game_server: LiveServer) -> 
     assert not page.evaluate("document.getElementById('reg-pass').checkValidity()")
     page.fill("#reg-pass", "a good long password")
     page.click("#register-form button")
-    page.wait_for_function(f"document.getElementById('me-summary').textContent.includes('{user}')")
+    page.wait_for_function(f"document.getElementById('me-summary')?.textContent.includes('{user}')")
     page.click("#logout")
-    page.wait_for_function("document.getElementById('me-summary').textContent.includes('guest')")
+    page.wait_for_function("document.getElementById('me-summary')?.textContent.includes('guest')")
     page.click("text=I have an account: log in")
     page.fill("#login-user", user)
     page.fill("#login-pass", "wrong password")
     page.click("#login-form button")
-    page.wait_for_function("document.getElementById('me-status').textContent.includes('wrong')")
+    page.wait_for_function("document.getElementById('me-status')?.textContent.includes('wrong')")
     page.fill("#login-pass", "a good long password")
     page.click("#login-form button")
-    page.wait_for_function(f"document.getElementById('me-summary').textContent.includes('Signed in as {user}')")
+    page.wait_for_function(f"document.getElementById('me-summary')?.textContent.includes('Signed in as {user}')")
 
 
 HINT_STATE = """() => {
@@ -512,7 +512,7 @@ def clock_seen_while_playing(page: Any) -> None:
 def test_the_table_shows_its_rules(page: Any, game_server: LiveServer) -> None:
     # A player who joins a table with house rules can read them, each linked to its explanation.
     start_game(page, game_server, rules={"preset": "standard", "nil_points": 50, "target": 300})
-    page.wait_for_function("document.getElementById('table-rules').textContent.includes('game to')")
+    page.wait_for_function("document.getElementById('table-rules')?.textContent.includes('game to')")
     assert page.text_content("#table-rules") == "Rules: standard, nil_points 50, target 300 · game to 300"
     links = page.eval_on_selector_all("#table-rules a", "as => as.map((a) => a.getAttribute('href'))")
     assert links == ["/rules.html#presets", "/rules.html#opt-nil_points", "/rules.html#opt-target"]
@@ -530,7 +530,8 @@ def test_timed_game_shows_its_clock(page: Any, game_server: LiveServer,
     # Not announced every second: the ticking value is no live region.
     assert page.evaluate("document.getElementById('game-clock').closest('[aria-live]')") is None
     # The clock runs between the server's messages.
-    page.wait_for_function(f"document.getElementById('game-clock').textContent !== {first!r}", timeout=5_000)
+    page.wait_for_function(f"(document.getElementById('game-clock')?.textContent ?? {first!r}) !== {first!r}",
+                           timeout=5_000)
     clock_seen_while_playing(page)
     screenshot(page, f"table-timed-{name}")
     for _ in range(3):  # a few moves: the clock stays in sight and the table keeps its size

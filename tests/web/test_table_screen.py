@@ -94,7 +94,7 @@ def test_bidding_passing_and_playing_fit_one_screen(sized: Any, game_server: Liv
     while page.query_selector("#confirm-cards") is not None and rounds < 4:
         rounds += 1
         page.wait_for_function("document.getElementById('confirm-cards') === null"
-                               " || document.getElementById('confirm-cards').textContent.includes('0/2')")
+                               " || document.getElementById('confirm-cards')?.textContent.includes('0/2')")
         if page.query_selector("#confirm-cards") is None:
             break
         codes = page.eval_on_selector_all("#hand-cards button[aria-pressed=false]",
@@ -102,10 +102,10 @@ def test_bidding_passing_and_playing_fit_one_screen(sized: Any, game_server: Liv
         for code in codes[:2]:
             page.click(f"#hand-cards button[data-card='{code}']", position=CARD_SPOT)
             page.wait_for_selector(f"#hand-cards button[data-card='{code}'][aria-pressed=true]")
-        page.wait_for_function("document.getElementById('confirm-cards').textContent.includes('2/2')")
+        page.wait_for_function("document.getElementById('confirm-cards')?.textContent.includes('2/2')")
         page.click("#confirm-cards")
         page.wait_for_function("document.getElementById('confirm-cards') === null"
-                               " || document.getElementById('confirm-cards').textContent.includes('0/2')"
+                               " || document.getElementById('confirm-cards')?.textContent.includes('0/2')"
                                " && !document.querySelector('#hand-cards button[aria-pressed=true]')")
         page.wait_for_timeout(500)  # the next exchange's panel, if any, is drawn from the server's answer
     page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]")
@@ -141,7 +141,7 @@ def test_a_set_contract_with_a_broken_blind_nil_shows_set(sized: Any, game_serve
     rewrite_server_messages(page, "legal", broken_blind_nil)
     open_table(page, game_server, "standard")
     page.wait_for_function("(document.querySelector('[data-testid=pad-hand-0]') || {}).textContent"
-                           " && document.querySelector('[data-testid=pad-hand-0]').textContent.includes('bid 4')")
+                           " && document.querySelector('[data-testid=pad-hand-0]')?.textContent.includes('bid 4')")
     ours = page.text_content("[data-testid=pad-hand-0]") or ""
     assert "set" in ours and "made" not in ours, ours
     assert "broken" in ours and "took 3" in ours, ours
@@ -175,7 +175,7 @@ def test_keyboard_focus_follows_the_game(sized: Any, game_server: LiveServer) ->
         page.wait_for_function(f"document.querySelectorAll('#hand-cards button.hand-card').length < {before}")
         assert page.evaluate("document.activeElement !== document.body")
     # A card played and a trick taken are said to a screen reader, politely.
-    page.wait_for_function("document.getElementById('announce').textContent.includes('took the trick')")
+    page.wait_for_function("document.getElementById('announce')?.textContent.includes('took the trick')")
     assert page.get_attribute("#announce", "aria-live") == "polite"
     assert "played the" in (page.text_content("#announce") or "")
 
@@ -242,7 +242,7 @@ def test_a_tied_game_says_why_it_goes_on_and_errors_name_the_player(sized: Any, 
     # The engine counts seats from 0; a person reads the seat's name.
     page.wait_for_selector("#action-buttons [data-bid]")
     page.evaluate("window.spadesTable.act({bid: 99})")
-    page.wait_for_function("document.getElementById('action-error').textContent !== ''")
+    page.wait_for_function("(document.getElementById('action-error')?.textContent || '') !== ''")
     error = page.text_content("#action-error") or ""
     me = page.text_content(".seat-box.me .seat-name") or ""
     assert "seat 0" not in error.lower() and me in error, (error, me)

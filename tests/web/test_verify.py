@@ -149,23 +149,23 @@ def test_verify_page_shows_a_match_and_a_mismatch(page: Any, live_server: LiveSe
     if tampered[-1] in mine:
         tampered[-1] = next(c for c in ("AH", "AD", "KS") if c not in mine)
     page.goto(f"{live_server.url}/verify.html#{fragment(body, 1, tampered)}")
-    page.wait_for_function("document.getElementById('mine-verdict').textContent.includes('NOT match')")
+    page.wait_for_function("document.getElementById('mine-verdict')?.textContent.includes('NOT match')")
     text = page.text_content("#mine-verdict")
     assert f"You were dealt {tampered[-1]}" in text and f"The seeds give you {mine[-1]}" in text
     assert page.locator(".verify-seat.mine svg.differs").count() == 1
     screenshot(page, f"verify-mismatch-{viewport[0]}")
     # A seed that the page sent but the deal did not use.
     page.goto(f"{live_server.url}/verify.html#{fragment(body, 1, mine, 'not-the-one')}")
-    page.wait_for_function("document.getElementById('seed-mine-verdict').textContent.includes('but the deal')")
+    page.wait_for_function("document.getElementById('seed-mine-verdict')?.textContent.includes('but the deal')")
     assert f'used "{myseed}" for your seat' in page.text_content("#seed-mine-verdict")
     # A revealed seed that does not match its commitment.
     bad = {**body, "seed": new_server_seed()}
     page.goto(f"{live_server.url}/verify.html#{fragment(bad, 1, mine)}")
-    page.wait_for_function("document.getElementById('seed-verdict').textContent.includes('NOT match')")
+    page.wait_for_function("document.getElementById('seed-verdict')?.textContent.includes('NOT match')")
     assert page.locator("#verify-seats svg").count() == 0
     # A link that lost a part says what is missing.
     page.goto(f"{live_server.url}/verify.html#dealer=1&seed={body['seed']}")
-    page.wait_for_function("document.getElementById('verify-status').textContent.includes('commitment')")
+    page.wait_for_function("document.getElementById('verify-status')?.textContent.includes('commitment')")
 
 
 @pytest.mark.slow
@@ -193,7 +193,7 @@ def test_table_links_to_the_deal_after_a_hand(page: Any, game_server: LiveServer
 @pytest.mark.parametrize("viewport", ["phone"], indirect=True)
 def test_the_table_page_sends_a_random_seed_and_checks_the_deal_used_it(page: Any, game_server: LiveServer) -> None:
     start_game(page, game_server)
-    page.wait_for_function("document.getElementById('seed-status').textContent.includes('was dealt with your seed')")
+    page.wait_for_function("document.getElementById('seed-status')?.textContent.includes('was dealt with your seed')")
     status = page.text_content("#seed-status") or ""
     sent = status.rsplit(" ", 1)[-1].rstrip(".")
     assert len(sent) == 32 and all(c in "0123456789abcdef" for c in sent)  # 16 random bytes
@@ -233,7 +233,7 @@ def test_the_verify_page_checks_the_servers_answer(page: Any, live_server: LiveS
                           ("two-handed", 1)):
         body = honest(rules, dealer, ["a", "b"], new_server_seed())
         page.goto(f"{live_server.url}/verify.html#{fragment(body, 0, [])}")
-        page.wait_for_function("document.getElementById('browser-verdict').textContent.includes('in your browser')")
+        page.wait_for_function("document.getElementById('browser-verdict')?.textContent.includes('in your browser')")
         assert "dealt the same cards" in page.text_content("#browser-verdict"), rules
 
     def lie(route: Any) -> None:
@@ -244,4 +244,4 @@ def test_the_verify_page_checks_the_servers_answer(page: Any, live_server: LiveS
     page.route("**/api/verify/hand", lie)
     body = honest("standard", 3, ["a", "b"], new_server_seed())
     page.goto(f"{live_server.url}/verify.html#{fragment(body, 0, [])}")
-    page.wait_for_function("document.getElementById('browser-verdict').textContent.includes('DIFFERENTLY')")
+    page.wait_for_function("document.getElementById('browser-verdict')?.textContent.includes('DIFFERENTLY')")
