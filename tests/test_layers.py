@@ -118,3 +118,17 @@ def test_core_has_no_io_or_global_randomness() -> None:
                 v = node.func.value
                 if isinstance(v, ast.Name) and v.id == "random" and node.func.attr != "Random":
                     raise AssertionError(f"{f.name}:{node.lineno} uses the global random state")
+
+
+def test_the_hub_is_composed_not_subclassed() -> None:
+    # One table pipeline for one process and a cluster: a cluster gives ``Hub`` other parts
+    # (``spades.server.parts``) instead of overriding its methods, so no class in the package extends it.
+    subclasses = []
+    for f in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                names = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                         for b in node.bases}
+                if "Hub" in names:
+                    subclasses.append(f"{f.relative_to(SRC)}: {node.name}")
+    assert not subclasses, f"Hub is extended by {subclasses}: plug an Ownership or a Bus into it instead"

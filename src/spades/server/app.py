@@ -1,9 +1,9 @@
 """The FastAPI application. ``create_app(config)`` builds it from its parts; ``spades serve`` runs it on
 uvicorn (with the pages of ``spades.web.api.mount`` added last).
 
-Top to bottom: the hub is made when the application starts (a ``Hub``, or a ``ClusterHub`` with
-``--redis``) on the storage; the site guard and the quotas wrap every request; ``ApiError``,
-and ``QuotaExceeded`` (429) are answered as JSON; then one router per area
+Top to bottom: the hub is made when the application starts (a ``Hub`` on the storage, composed with the
+cluster's parts with ``--redis``: ``spades.server.cluster.cluster_hub``); the site guard and the quotas
+wrap every request; ``ApiError``, and ``QuotaExceeded`` (429) are answered as JSON; then one router per area
 (``spades.server.routes``): session and accounts (with a player's statistics, ``spades.server.stats``),
 tables and the lobby (with the table socket), score-keeper games.
 """
@@ -42,11 +42,11 @@ def make_hub(cfg: ServerConfig, storage: Storage, bots: BotLevels | None = None)
                           "idle_table_seconds": cfg.idle_table_seconds}
     if not cfg.redis_url:
         return Hub(storage, **kw)
-    from spades.server.cluster import ClusterHub
+    from spades.server.cluster import cluster_hub
 
     if not isinstance(storage, SqlStorage):
         raise ValueError("several server processes need the SQL storage on PostgreSQL")
-    return ClusterHub(storage, cfg.redis_url, prefix=cfg.redis_prefix, lease_seconds=cfg.lease_seconds, **kw)
+    return cluster_hub(storage, cfg.redis_url, prefix=cfg.redis_prefix, lease_seconds=cfg.lease_seconds, **kw)
 
 
 def create_app(config: ServerConfig | None = None, storage: Storage | None = None,

@@ -1,11 +1,14 @@
 """Many ``spades serve`` processes on one PostgreSQL database and one Redis (``--redis``).
 
+A cluster process is the same ``Hub`` as a single process, composed with two other parts
+(``spades.server.parts``; ``cluster_hub`` makes it): ``LeaseOwnership`` and ``RedisBus``.
+
 Any process serves any WebSocket. Each live table is owned by one process at a time through a lease
 in PostgreSQL (``spades.storage.lease``: owner, fencing epoch, expiry, renewed every third of its
-length). Only the owner changes a table: it runs the hub's action path, bots and turn timers, and it
-writes the log through ``Leases.append_fenced``, so a stalled former owner cannot write.
+length; ``LeaseOwnership``). Only the owner changes a table: it runs the hub's pipeline, bots and turn
+timers, and it writes the log through ``FencedLog``, so a stalled former owner cannot write.
 
-Redis carries the rest, with one channel per process and one per table:
+Redis carries the rest (``RedisBus``), with one channel per process and one per table:
 
 - ``<prefix>node:<id>``: a process that holds a socket of a table it does not own forwards the
   client's message (action, sit, stand, fill, chat) to the owner here.
@@ -14,7 +17,7 @@ Redis carries the rest, with one channel per process and one per table:
   Every process with watchers of the table subscribes, keeps a replica of the table (the same
   ``TableState``, rebuilt from the log and then fed the published rows) and sends each watcher its own
   projection. Pub/sub may drop messages: a replica that sees a gap in the event numbers, or finds the
-  log ahead of it in its periodic check, reads the missing rows from PostgreSQL.
+  log ahead of it in its periodic check, reads the missing rows from PostgreSQL (``Hub.follow``).
 - ``<prefix>pres:<table>``: who is connected where, as ``player|node`` -> ``expiry|seeds`` (a turn that
   times out marks a seat away only when its player has no socket on any process; ``seeds`` is 1 when one
   of those sockets sends client seeds, so the owner waits for that player's seed however far away they
@@ -42,24 +45,22 @@ import secrets
 import socket
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from spades.server.accounts import login_delay
-from spades.server.hub import RESTART_GRACE, Conn, Hub
+from spades.server.accounts import LoginLimiter, login_delay
+from spades.server.hub import Conn, Hub
+from spades.server.parts import Published
 from spades.server.protocol import ProtocolError
 from spades.server.table import TableState
-from spades.storage.base import ChatRow, EventRow, PlayerRow
+from spades.storage.base import ChatRow, EventLog, EventRow, PlayerRow, Storage
 from spades.storage.lease import LeaseLost, Leases
 from spades.storage.sql import Guard, SqlStorage
 
 log = logging.getLogger("spades.cluster")
-
-FORWARDED = frozenset({"action", "sit", "stand", "fill", "chat", "seed"})
-"""Client messages that change a table, so only its owner may handle them."""
-
 
 def _row_json(r: EventRow) -> dict[str, Any]:
     return {"seq": r.seq, "kind": r.kind, "data": r.data, "player_id": r.player_id, "client_id": r.client_id,
@@ -111,14 +112,14 @@ class RemoteConn(Conn):
     """A socket held by another process, as the owner sees it while handling one forwarded message:
     whatever the hub sends it goes back on the table's channel, addressed to that process."""
 
-    def __init__(self, hub: ClusterHub, player: PlayerRow, table_id: str, to: str, req: str) -> None:
+    def __init__(self, bus: RedisBus, player: PlayerRow, table_id: str, to: str, req: str) -> None:
         super().__init__(player, table_id)
-        self.hub, self.to, self.req = hub, to, req
+        self.bus, self.to, self.req = bus, to, req
         self.attached = True
 
     def send(self, message: dict[str, Any]) -> None:
         """Answer the forwarding process."""
-        self.hub.publish_table(self.table_id, {"to": self.to, "req": self.req, "msg": message})
+        self.bus.publish_table(self.table_id, {"to": self.to, "req": self.req, "msg": message})
 
     def close(self, code: int) -> None:
         """The socket belongs to the other process: nothing to close here."""
@@ -128,16 +129,16 @@ class RedisLimiter:
     """Failed logins per key counted in Redis (``AttemptLimiter``'s growing delays), so every process sees
     the same count."""
 
-    def __init__(self, hub: ClusterHub, free: int, cap: float) -> None:
-        self.hub, self.free, self.cap = hub, free, cap
+    def __init__(self, bus: RedisBus, free: int, cap: float) -> None:
+        self.bus, self.free, self.cap = bus, free, cap
 
     def _key(self, key: str) -> str:
-        return f"{self.hub.prefix}login:{key}"
+        return f"{self.bus.prefix}login:{key}"
 
     async def wait(self, key: str) -> float:
         """Seconds before this key may try again (a Redis outage slows nobody)."""
         try:
-            found = await self.hub.redis.hmget(self._key(key), ["n", "last"])
+            found = await self.bus.redis.hmget(self._key(key), ["n", "last"])
         except RedisError:
             return 0.0
         if found[0] is None or found[1] is None:
@@ -148,7 +149,7 @@ class RedisLimiter:
     async def fail(self, key: str) -> None:
         """Count a failure (forgotten ``cap`` seconds after the last one)."""
         with contextlib.suppress(RedisError):
-            async with self.hub.redis.pipeline(transaction=True) as p:
+            async with self.bus.redis.pipeline(transaction=True) as p:
                 p.hincrby(self._key(key), "n", 1)
                 p.hset(self._key(key), "last", repr(time.time()))
                 p.expire(self._key(key), max(1, math.ceil(self.cap)))
@@ -157,27 +158,193 @@ class RedisLimiter:
     async def clear(self, key: str) -> None:
         """Forget a key's failures."""
         with contextlib.suppress(RedisError):
-            await self.hub.redis.delete(self._key(key))
+            await self.bus.redis.delete(self._key(key))
 
 
-class ClusterHub(Hub):
-    """The hub of one process among many (see the module's notes)."""
+class LeaseOwnership:
+    """The ``Ownership`` of a cluster process: the tables whose lease it holds (``spades.storage.lease``).
 
-    def __init__(self, storage: SqlStorage, redis_url: str, *, prefix: str = "spades:", lease_seconds: float = 5.0,
-                 **kw: Any) -> None:
-        if not isinstance(storage, SqlStorage) or storage.is_sqlite:
-            raise ValueError("several server processes need PostgreSQL (--database postgresql://...)")
-        self.node = f"{socket.gethostname()[:20]}-{os.getpid()}-{secrets.token_hex(3)}"
-        self.leases = Leases(storage, self.node, lease_seconds)
+    It takes a table made here (``adopt``), one nobody holds when a message for it arrives
+    (``owner_of``) or when its owner gave it up while sockets here watch it (``released``), and its
+    share of the ownerless tables every third of a lease (with the renewal of every lease it holds,
+    which notices the ones another process took). Its log fences every write with the lease."""
+
+    def __init__(self, leases: Leases) -> None:
+        self.leases = leases
+        self.node = leases.owner
+        self.lease_seconds = leases.ttl
+        self.retry_for = 3 * leases.ttl + 5
         self.owned: dict[str, int] = {}
         """The tables whose lease this process holds, with the epoch it acquired each at."""
-        super().__init__(storage, events=FencedLog(storage, self.leases.guard(self.owned.get)), **kw)
+        self.owner_hint: dict[str, str] = {}
+        """Who was last known to own a table (from its lease, or a message on its channel)."""
+        self.takeovers = 0
+        self.stopping = False
+        self.loop: asyncio.Task[None] | None = None
+        self._hub: Hub | None = None
+
+    @property
+    def hub(self) -> Hub:
+        """The hub this part serves."""
+        assert self._hub is not None, "LeaseOwnership is not bound to a hub"
+        return self._hub
+
+    def bind(self, hub: Hub) -> None:
+        """Remember the hub."""
+        self._hub = hub
+
+    def event_log(self, storage: Storage) -> EventLog:
+        """The SQL log, every write fenced by this process's lease (``Leases.guard``)."""
+        assert isinstance(storage, SqlStorage)
+        return FencedLog(storage, self.leases.guard(self.owned.get))
+
+    def owns(self, table_id: str) -> bool:
+        """This process holds the table's lease (as far as it knows: the write is fenced anyway)."""
+        return table_id in self.owned
+
+    def epoch(self, table_id: str) -> int:
+        """The epoch the lease is held at here (0: not held)."""
+        return self.owned.get(table_id, 0)
+
+    async def owner_of(self, table_id: str) -> str | None:
+        """The table's owner: known, or read from its lease; a table nobody holds is taken here."""
+        if table_id in self.owned:
+            return self.node
+        hint = self.owner_hint.get(table_id)
+        if hint is not None:
+            return hint
+        lease = await self.hub.db(self.leases.get, table_id)
+        if lease is None or lease.expires_in <= 0:
+            if await self.acquire(table_id):
+                return self.node
+            lease = await self.hub.db(self.leases.get, table_id)
+        if lease is None or lease.expires_in <= 0:
+            return None
+        self.owner_hint[table_id] = lease.owner
+        return lease.owner
+
+    async def start(self) -> None:
+        """Start the lease loop (which also takes ownerless tables)."""
+        self.loop = asyncio.create_task(self._maintain())
+
+    async def stop(self) -> None:
+        """Hand every owned table over: wait for its write in flight, release its lease, say so."""
+        self.stopping = True
+        hub = self.hub
+        for tid in list(self.owned):
+            async with hub.locks[tid]:  # waits for a write in flight
+                epoch = self.owned.pop(tid, None)
+                hub.disarm(tid)
+                if epoch is not None:
+                    with contextlib.suppress(Exception):
+                        await hub.db(self.leases.release, tid, epoch)
+                    hub.bus.released(tid)
+        if self.loop is not None:
+            self.loop.cancel()
+
+    async def adopt(self, table_id: str) -> None:
+        """A table made here is owned here."""
+        await self.acquire(table_id)
+
+    async def acquire(self, tid: str) -> bool:
+        """Take the table's lease if it is free, and take the table up (``Hub.take_up``)."""
+        if self.stopping:
+            return False
+        hub = self.hub
+        async with hub.locks[tid]:
+            if tid in self.owned:
+                return True
+            try:
+                epoch = await hub.db(self.leases.acquire, tid)
+            except Exception:
+                log.exception("could not acquire table %s", tid)
+                return False
+            if epoch is None:
+                return False
+            self.owned[tid] = epoch
+            self.owner_hint[tid] = self.node
+            self.takeovers += epoch > 1
+            if await hub.take_up(tid, restarted=epoch > 1) is None:
+                self.owned.pop(tid, None)
+                return False
+            log.info("node %s owns table %s (epoch %d)", self.node, tid, epoch)
+            return True
+
+    async def finished(self, table_id: str) -> None:
+        """Release the lease of a finished game."""
+        epoch = self.owned.pop(table_id, None)
+        if epoch is not None:
+            with contextlib.suppress(Exception):
+                await self.hub.db(self.leases.release, table_id, epoch)
+
+    def drop(self, table_id: str) -> bool:
+        """Stop acting as the table's owner; ``False`` if it was not owned."""
+        if self.owned.pop(table_id, None) is None:
+            return False
+        log.warning("node %s lost table %s", self.node, table_id)
+        self.owner_hint.pop(table_id, None)
+        return True
+
+    def forget(self, table_id: str) -> None:
+        """Forget who owned the table."""
+        self.owner_hint.pop(table_id, None)
+
+    async def seen(self, table_id: str, owner: str, epoch: int) -> None:
+        """A message from the table's owner: remember it; a later epoch than the one held here means
+        another process took the table over."""
+        self.owner_hint[table_id] = owner
+        if table_id in self.owned and epoch > self.owned[table_id]:
+            await self.hub.lost(table_id)
+
+    async def released(self, table_id: str) -> None:
+        """The owner gave the table up: take it at once when sockets here watch it."""
+        self.owner_hint.pop(table_id, None)
+        if self.hub.bus.watches(table_id) and not self.stopping:
+            await self.acquire(table_id)
+
+    def status(self) -> dict[str, Any] | None:
+        """The node and the tables it owns."""
+        return {"node": self.node, "owned": sorted(self.owned), "takeovers": self.takeovers}
+
+    async def _maintain(self) -> None:
+        """Every third of a lease: renew the leases (noticing lost ones) and take a share of the
+        ownerless tables."""
+        while True:
+            try:
+                await self._maintain_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("lease maintenance failed")
+            await asyncio.sleep(self.lease_seconds / 3)
+
+    async def _maintain_once(self) -> None:
+        hub = self.hub
+        held = await hub.db(self.leases.renew)
+        for tid, epoch in list(self.owned.items()):
+            if held.get(tid) != epoch:
+                await hub.lost(tid)
+        nodes = await hub.bus.peers()
+        if not self.stopping:
+            orphans = await hub.db(self.leases.orphans, 200)
+            share = math.ceil(len(orphans) / nodes)
+            for tid in orphans[:share]:
+                await self.acquire(tid)
+
+
+class RedisBus:
+    """The ``Bus`` of a cluster process: Redis (see the module's notes)."""
+
+    def __init__(self, redis_url: str, node: str, *, prefix: str = "spades:", lease_seconds: float = 5.0,
+                 last_seqs: Callable[[list[str]], dict[str, int]]) -> None:
         self.redis: aioredis.Redis = aioredis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=2)
+        self.node = node
         self.prefix = prefix
         self.lease_seconds = lease_seconds
-        self.remote_seeders: dict[str, set[str]] = {}
+        self.last_seqs = last_seqs
+        """The log's last event number of each of some tables (one query), to check replicas against."""
+        self.remote_seeders: dict[str, frozenset[str]] = {}
         """Per owned table: players whose sockets on other processes send client seeds (from presence)."""
-        self.owner_hint: dict[str, str] = {}
         self.out: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
         self.inq: dict[str, asyncio.Queue[dict[str, Any]]] = {}
         self.workers: dict[str, asyncio.Task[None]] = {}
@@ -185,9 +352,19 @@ class ClusterHub(Hub):
         self.watching: set[int] = set()
         self.sub_requests: asyncio.Queue[tuple[str, bool, asyncio.Future[None] | None]] = asyncio.Queue()
         self.pending: dict[str, tuple[asyncio.Future[str], Conn]] = {}
-        self.stats = {"forwarded": 0, "gaps_filled": 0, "takeovers": 0, "published": 0, "publish_errors": 0}
-        self.stopping = False
+        self.stats = {"forwarded": 0, "gaps_filled": 0, "published": 0, "publish_errors": 0}
         self.loops: list[asyncio.Task[None]] = []
+        self._hub: Hub | None = None
+
+    @property
+    def hub(self) -> Hub:
+        """The hub this part serves."""
+        assert self._hub is not None, "RedisBus is not bound to a hub"
+        return self._hub
+
+    def bind(self, hub: Hub) -> None:
+        """Remember the hub."""
+        self._hub = hub
 
     # ------------------------------------------------------------------ names
 
@@ -200,35 +377,18 @@ class ClusterHub(Hub):
     def _sessions_ch(self) -> str:
         return f"{self.prefix}sessions"
 
-    def owns(self, table_id: str) -> bool:
-        """This process holds the table's lease (as far as it knows: the write is fenced anyway)."""
-        return table_id in self.owned
-
     # ------------------------------------------------------------------ start and stop
 
     async def start(self) -> None:
-        """Start listening, publishing and the lease loop (which also takes ownerless tables)."""
+        """Start listening, publishing and the round that refreshes presence, the lobby and replicas."""
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.loops = [asyncio.create_task(self._listen(ready)), asyncio.create_task(self._publisher()),
-                      asyncio.create_task(self._maintain())]
+                      asyncio.create_task(self._tend())]
         await asyncio.wait_for(ready, 10)
-        self._spawn(self._sweep())
         log.info("cluster node %s started", self.node)
 
     async def stop(self) -> None:
-        """Hand every owned table over (release its lease, say so), then stop."""
-        self.stopping = True
-        for tid in list(self.owned):
-            async with self.locks[tid]:  # waits for a write in flight
-                epoch = self.owned.pop(tid, None)
-                h = self.timers.pop(tid, None)
-                if h is not None:
-                    h.cancel()
-                self.armed.pop(tid, None)
-                if epoch is not None:
-                    with contextlib.suppress(Exception):
-                        await self.db(self.leases.release, tid, epoch)
-                    self.publish_table(tid, {"released": True})
+        """Send what is queued (the releases of a shutdown), then stop."""
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._flush(), 3)
         for task in self.loops:
@@ -239,7 +399,6 @@ class ClusterHub(Hub):
             await self.redis.aclose()
         for task in self.workers.values():
             task.cancel()
-        await super().stop()
 
     async def _flush(self) -> None:
         while not self.out.empty():
@@ -251,8 +410,20 @@ class ClusterHub(Hub):
     def publish_table(self, table_id: str, message: dict[str, Any]) -> None:
         """Queue a message on the table's channel (sent in order by one task)."""
         message["owner"] = self.node
-        message["epoch"] = self.owned.get(table_id, 0)
+        message["epoch"] = self.hub.ownership.epoch(table_id)
         self.out.put_nowait((self._table_ch(table_id), json.dumps(message, separators=(",", ":")).encode()))
+
+    def publish(self, table_id: str, update: Published) -> None:
+        """The owner's new rows, seats away and turn clock, to every process with a replica."""
+        message: dict[str, Any] = {"rows": [_row_json(r) for r in update.rows], "away": update.away,
+                                   "left": update.left}
+        if update.info:
+            message["info"] = True
+        self.publish_table(table_id, message)
+
+    def released(self, table_id: str) -> None:
+        """Say that this process gave the table up."""
+        self.publish_table(table_id, {"released": True})
 
     async def _publisher(self) -> None:
         while True:
@@ -266,7 +437,6 @@ class ClusterHub(Hub):
                     log.warning("could not publish to Redis: %s", e)
 
     # ------------------------------------------------------------------ listening
-
     async def _listen(self, ready: asyncio.Future[None]) -> None:
         channels: set[str] = {self._node_ch(self.node), self._sessions_ch()}
         waiting: dict[str, list[asyncio.Future[None]]] = defaultdict(list)
@@ -317,27 +487,27 @@ class ClusterHub(Hub):
                 waiting.clear()
                 await asyncio.sleep(0.2)
 
-    def close_session(self, token: str) -> None:
-        """Close the ended session's sockets here, and tell every other process to close theirs (a
-        person's sockets may sit on several processes behind the balancer). Only a hash of the token
-        crosses Redis."""
-        super().close_session(token)
+    def session_closed(self, token: str) -> None:
+        """Tell every other process to close its sockets opened with the ended session (a person's
+        sockets may sit on several processes behind the balancer). Only a hash of the token crosses
+        Redis."""
         message = {"closed": _token_hash(token), "node": self.node}
         self.out.put_nowait((self._sessions_ch(), json.dumps(message, separators=(",", ":")).encode()))
 
     def _dispatch(self, ch: str, m: dict[str, Any]) -> None:
+        hub = self.hub
         if ch == self._sessions_ch():
             if m.get("node") != self.node and isinstance(m.get("closed"), str):
-                for conns in self.conns.values():
+                for conns in hub.conns.values():
                     for c in list(conns):
                         if c.session is not None and _token_hash(c.session) == m["closed"]:
                             c.close(4001)
             return
         if ch == self._node_ch(self.node):
             if m.get("op") == "req":
-                self._spawn(self._serve(m))
+                hub.spawn(self._serve(m))
             elif m.get("op") == "back":
-                self._spawn(self._player_back(str(m["table"]), int(m["seat"])))
+                hub.spawn(hub.seat_back(str(m["table"]), int(m["seat"])))
             return
         tid = ch[len(self._table_ch("")):]
         q = self.inq.get(tid)
@@ -356,21 +526,18 @@ class ClusterHub(Hub):
                 log.exception("could not handle a message of table %s", tid)
 
     async def _on_table_message(self, tid: str, m: dict[str, Any]) -> None:
+        hub = self.hub
         if m.get("sync"):
-            await self._catch_up(tid, None, {})
+            self.stats["gaps_filled"] += await hub.follow(tid, None)
             return
         owner = m.get("owner")
         if owner == self.node:
             return
         if owner is not None:
             if m.get("released"):
-                self.owner_hint.pop(tid, None)
-                if self.watchers.get(tid) and not self.stopping:
-                    await self._acquire(tid)
+                await hub.ownership.released(tid)
                 return
-            self.owner_hint[tid] = str(owner)
-            if tid in self.owned and int(m.get("epoch") or 0) > self.owned[tid]:
-                await self._lost(tid)
+            await hub.ownership.seen(tid, str(owner), int(m.get("epoch") or 0))
         if "to" in m:
             if m["to"] != self.node:
                 return
@@ -385,53 +552,18 @@ class ClusterHub(Hub):
             elif "not_owner" in m and not fut.done():
                 fut.set_result("not_owner")
             return
-        rows = [_row_of(r) for r in m.get("rows", [])]
-        await self._catch_up(tid, rows, m)
-
-    async def _catch_up(self, tid: str, rows: list[EventRow] | None, m: dict[str, Any]) -> None:
-        """Bring the replica up to date with published rows, or from the log when some are missing
-        (``rows`` is ``None``: just check the log), and tell the watchers here."""
-        async with self.locks[tid]:
-            t = self.tables.get(tid)
-            if t is None or tid in self.owned:
-                return
-            fresh = [r for r in rows or [] if r.seq > t.seq]
-            if rows is None or (fresh and fresh[0].seq != t.seq + 1):
-                fresh = await self.db(self.log.load_events, tid, t.seq)
-                if fresh:
-                    self.stats["gaps_filled"] += 1
-            try:
-                for r in fresh:
-                    t.apply_row(r)
-            except Exception:
-                log.exception("the replica of table %s does not follow its log: rebuilt", tid)
-                await self._rebuild(tid)
-                return
-            if "away" in m:
-                t.away = set(m["away"])
-            if "left" in m:
-                left = m["left"]
-                if left is None:
-                    self.deadlines.pop(tid, None)
-                else:
-                    self.deadlines[tid] = self.clock() + float(left)
-            if fresh:
-                self._broadcast(t, fresh)
-            elif m.get("info"):
-                Hub._send_table_info(self, t)
-
-    async def _rebuild(self, tid: str) -> None:
-        """Replace the replica by the log replayed (under the table's lock), and catch watchers up."""
-        old = self.tables.pop(tid, None)
-        t = await self._load(tid)
-        if t is not None and old is not None and t.seq > old.seq:
-            missed = t.events_after(old.seq)
-            if missed:
-                self._broadcast(t, missed)
+        update = Published([_row_of(r) for r in m.get("rows", [])], [int(s) for s in m.get("away", [])],
+                           None if m.get("left") is None else float(m["left"]), bool(m.get("info")))
+        self.stats["gaps_filled"] += await hub.follow(tid, update)
 
     # ------------------------------------------------------------------ watching a table
 
-    async def _watch(self, tid: str) -> None:
+    async def watch(self, conn: Conn) -> None:
+        """Subscribe to the socket's table (once per socket) before the hub loads it."""
+        if id(conn) in self.watching:
+            return
+        self.watching.add(id(conn))
+        tid = conn.table_id
         self.watchers[tid] += 1
         if tid in self.inq:
             return
@@ -453,41 +585,31 @@ class ClusterHub(Hub):
         if task is not None:
             task.cancel()
         self.sub_requests.put_nowait((self._table_ch(tid), False, None))
-        if tid not in self.owned:
-            self.tables.pop(tid, None)
-            self.deadlines.pop(tid, None)
-            self.owner_hint.pop(tid, None)
+        self.hub.unfollow(tid)
 
-    async def hello(self, conn: Conn, msg: dict[str, Any]) -> None:
-        """Subscribe to the table first (so nothing published after the load is missed), then the
-        hub's hello; a returning away player is announced to the owner."""
-        first = id(conn) not in self.watching
-        if first:
-            self.watching.add(id(conn))
-            await self._watch(conn.table_id)
-        t = await self.table(conn.table_id)
-        seat = t.seat_of(conn.player.id) if t is not None and conn.player is not None else None
-        was_away = t is not None and seat is not None and seat in t.away
-        await super().hello(conn, msg)
+    def watches(self, table_id: str) -> bool:
+        """Some socket here watches the table."""
+        return bool(self.watchers.get(table_id))
+
+    def attached(self, conn: Conn) -> None:
+        """The socket's player is present at its table on this process."""
         if conn.player is not None:
-            self._spawn(self._presence(conn.table_id, conn.player.id, True))
-        if was_away and seat is not None and not self.owns(conn.table_id):
-            owner = await self._owner_of(conn.table_id)
-            if owner is not None and owner != self.node:
-                self._send_node(owner, {"op": "back", "table": conn.table_id, "seat": seat})
+            self.hub.spawn(self._presence(conn.table_id, conn.player.id, True))
 
-    def detach(self, conn: Conn) -> None:
-        """Forget a closed socket; the last one of a table ends the subscription and the replica."""
-        super().detach(conn)
+    def detached(self, conn: Conn) -> None:
+        """The last socket of a player here ends their presence; the last one of a table ends the
+        subscription and the replica."""
         if conn.player is not None and not any(c.player and c.player.id == conn.player.id
-                                               for c in self.conns.get(conn.table_id, ())):
-            self._spawn(self._presence(conn.table_id, conn.player.id, False))
+                                               for c in self.hub.conns.get(conn.table_id, ())):
+            self.hub.spawn(self._presence(conn.table_id, conn.player.id, False))
         if id(conn) in self.watching:
             self.watching.discard(id(conn))
             self._unwatch(conn.table_id)
 
+    # ------------------------------------------------------------------ presence
+
     def _sends_seeds(self, tid: str, player: str) -> bool:
-        return any(c.seeds for c in self.conns.get(tid, ()) if c.player is not None and c.player.id == player)
+        return any(c.seeds for c in self.hub.conns.get(tid, ()) if c.player is not None and c.player.id == player)
 
     async def _presence(self, tid: str, player: str, on: bool) -> None:
         key, field = f"{self.prefix}pres:{tid}", f"{player}|{self.node}"
@@ -499,10 +621,8 @@ class ClusterHub(Hub):
             else:
                 await self.redis.hdel(key, field)
 
-    async def seat_connected(self, t: TableState, seat: int) -> bool:
-        """Some socket of the seat's player is open on any process."""
-        if self.connected(t, seat):
-            return True
+    async def present(self, t: TableState, seat: int) -> bool:
+        """Some socket of the seat's player is open on any process (presence)."""
         pid = t.seats[seat].player
         if pid is None:
             return False
@@ -514,21 +634,18 @@ class ClusterHub(Hub):
         return any(_text(k).split("|", 1)[0] == pid and float(_text(v).split("|", 1)[0]) > now
                    for k, v in fields.items())
 
-    def waiting_for_seeds(self, t: TableState) -> list[int]:
-        """As on one process, plus the seated players whose sockets on other processes send client seeds
-        (the owner learns them from presence, refreshed every third of a lease)."""
-        out = super().waiting_for_seeds(t)
-        remote = self.remote_seeders.get(t.id)
-        if t.pending is None or not remote:
-            return out
-        sent = set(t.seats_sent())
-        more = [i for i, s in enumerate(t.seats)
-                if i not in out and s.player in remote and i not in t.away and i not in sent]
-        return sorted(out + more)
+    def seeders(self, table_id: str) -> frozenset[str]:
+        """The players of an owned table whose sockets on other processes send client seeds (from
+        presence, read every third of a lease)."""
+        return self.remote_seeders.get(table_id, frozenset())
+
+    def _owned_here(self) -> list[str]:
+        own = self.hub.ownership
+        return [tid for tid in self.hub.tables if own.owns(tid)]
 
     async def _read_seeders(self) -> None:
         """Which players of the owned tables send client seeds from other processes."""
-        tids = list(self.owned)
+        tids = self._owned_here()
         if not tids:
             self.remote_seeders = {}
             return
@@ -548,35 +665,13 @@ class ClusterHub(Hub):
                 if node != self.node and flag == "1" and float(expiry) > now:
                     players.add(player)
             if players:
-                seeders[tid] = players
+                seeders[tid] = frozenset(players)
         self.remote_seeders = seeders
 
     # ------------------------------------------------------------------ forwarding to the owner
 
-    async def handle(self, conn: Conn, msg: dict[str, Any]) -> None:
-        """A client message: changes go to the table's owner; everything else is answered here."""
-        if msg["type"] not in FORWARDED or not conn.attached or conn.player is None:
-            await super().handle(conn, msg)
-            return
-        budget = time.monotonic() + 3 * self.lease_seconds + 5
-        while True:
-            owner = self.node if self.owns(conn.table_id) else await self._owner_of(conn.table_id)
-            if owner == self.node:
-                try:
-                    await super().handle(conn, msg)
-                    return
-                except LeaseLost:
-                    await self._lost(conn.table_id)
-            elif owner is not None:
-                outcome = await self._forward(owner, conn, msg)
-                if outcome == "done":
-                    return
-                self.owner_hint.pop(conn.table_id, None)
-            if time.monotonic() > budget:
-                raise ProtocolError("unavailable", "the table's server is not reachable now: try again")
-            await asyncio.sleep(0.1)
-
-    async def _forward(self, owner: str, conn: Conn, msg: dict[str, Any]) -> str:
+    async def forward(self, owner: str, conn: Conn, msg: dict[str, Any]) -> bool:
+        """Send a change to the owner ``owner`` and relay its answers: ``True`` once it says done."""
         assert conn.player is not None
         req = secrets.token_hex(8)
         fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
@@ -586,31 +681,36 @@ class ClusterHub(Hub):
         self._send_node(owner, {"op": "req", "req": req, "table": conn.table_id, "from": self.node,
                                 "player": [p.id, p.name, p.username], "msg": msg})
         try:
-            return await asyncio.wait_for(fut, max(2.0, self.lease_seconds / 2))
+            return await asyncio.wait_for(fut, max(2.0, self.lease_seconds / 2)) == "done"
         except TimeoutError:
-            return "timeout"
+            return False
         finally:
             self.pending.pop(req, None)
 
     def _send_node(self, node: str, message: dict[str, Any]) -> None:
         self.out.put_nowait((self._node_ch(node), json.dumps(message, separators=(",", ":")).encode()))
 
+    def tell_back(self, owner: str, table_id: str, seat: int) -> None:
+        """Tell the owner that the away player of ``seat`` is back."""
+        self._send_node(owner, {"op": "back", "table": table_id, "seat": seat})
+
     async def _serve(self, m: dict[str, Any]) -> None:
-        """A message forwarded by another process, handled here as the table's owner."""
+        """A message forwarded by another process, handled here as the table's owner (``Hub.serve``)."""
+        hub = self.hub
         tid, req, to = str(m["table"]), str(m["req"]), str(m["from"])
         pid, name, username = m["player"]
         conn = RemoteConn(self, PlayerRow(pid, name, username), tid, to, req)
         msg = m["msg"]
-        if not self.owns(tid):
+        if not hub.ownership.owns(tid):
             self.publish_table(tid, {"to": to, "req": req, "not_owner": True})
             return
         cid = msg.get("id") if isinstance(msg.get("id"), str) else None
         try:
-            await Hub.handle(self, conn, msg)
+            await hub.serve(conn, msg)
         except ProtocolError as e:
             conn.error(e.code, e.reason, cid, e.extra)
         except LeaseLost:
-            await self._lost(tid)
+            await hub.lost(tid)
             self.publish_table(tid, {"to": to, "req": req, "not_owner": True})
             return
         except Exception:
@@ -618,151 +718,10 @@ class ClusterHub(Hub):
             conn.error("internal", "the server could not handle that message", cid)
         self.publish_table(tid, {"to": to, "req": req, "done": True})
 
-    async def _player_back(self, tid: str, seat: int) -> None:
-        async with self.locks[tid]:
-            t = self.tables.get(tid)
-            if t is None or not self.owns(tid) or seat not in t.away:
-                return
-            t.away.discard(seat)
-            self._send_table_info(t)
-            self.schedule(t)
+    # ------------------------------------------------------------------ the lobby, logins, status
 
-    async def _owner_of(self, tid: str) -> str | None:
-        """The table's owner: known, or read from its lease; a table nobody holds is taken here."""
-        if tid in self.owned:
-            return self.node
-        hint = self.owner_hint.get(tid)
-        if hint is not None:
-            return hint
-        lease = await self.db(self.leases.get, tid)
-        if lease is None or lease.expires_in <= 0:
-            if await self._acquire(tid):
-                return self.node
-            lease = await self.db(self.leases.get, tid)
-        if lease is None or lease.expires_in <= 0:
-            return None
-        self.owner_hint[tid] = lease.owner
-        return lease.owner
-
-    # ------------------------------------------------------------------ ownership
-
-    async def adopt(self, table_id: str) -> None:
-        """A table made here is owned here."""
-        await self._acquire(table_id)
-
-    async def _acquire(self, tid: str) -> bool:
-        """Take the table's lease if it is free; rebuild it from the log and set bots and timers going."""
-        if self.stopping:
-            return False
-        async with self.locks[tid]:
-            if tid in self.owned:
-                return True
-            try:
-                epoch = await self.db(self.leases.acquire, tid)
-            except Exception:
-                log.exception("could not acquire table %s", tid)
-                return False
-            if epoch is None:
-                return False
-            self.owned[tid] = epoch
-            self.owner_hint[tid] = self.node
-            self.stats["takeovers"] += epoch > 1
-            await self._rebuild(tid)
-            t = self.tables.get(tid)
-            if t is None:
-                self.owned.pop(tid, None)
-                return False
-            if t.over:
-                with contextlib.suppress(Exception):
-                    await self._finish(t)
-            seconds = t.settings.get("turn_seconds")
-            if seconds and epoch > 1:  # a takeover: a turn whose time ran out meanwhile gets the restart grace
-                grace = min(float(seconds), RESTART_GRACE) * self.time_scale
-                self.grace[tid] = (t.last_game_seq, self.clock() + grace)
-            if t.pending is not None:  # a deal waiting for client seeds: its window runs here now
-                self._arm_seed_timer(t)
-            self.schedule(t)
-            self.publish_table(tid, {"rows": [], "away": [], "left": self._left(tid), "info": True})
-            await self._lobby_put(t)
-            log.info("node %s owns table %s (epoch %d)", self.node, tid, epoch)
-            return True
-
-    def _drop(self, tid: str) -> bool:
-        """Stop acting as the table's owner (no lock needed); ``False`` if it was not owned."""
-        if self.owned.pop(tid, None) is None:
-            return False
-        log.warning("node %s lost table %s", self.node, tid)
-        self.owner_hint.pop(tid, None)
-        h = self.timers.pop(tid, None)
-        if h is not None:
-            h.cancel()
-        self.deadlines.pop(tid, None)
-        self.armed.pop(tid, None)
-        seed_timer = self.seed_timers.pop(tid, None)
-        if seed_timer is not None:
-            seed_timer[1].cancel()
-        return True
-
-    async def _lost(self, tid: str) -> None:
-        """Another process owns the table now: stop acting for it; keep a replica for watchers here."""
-        if self._drop(tid):
-            await self._after_lost(tid)
-
-    async def _after_lost(self, tid: str) -> None:
-        async with self.locks[tid]:
-            if self.watchers.get(tid):
-                await self._rebuild(tid)
-            else:
-                self.tables.pop(tid, None)
-
-    def keeps(self, table_id: str) -> bool:
-        """Only the owner rebuilds a table after a failed write (a replica is rebuilt by ``_after_lost``)."""
-        return table_id in self.owned
-
-    def schedule(self, t: TableState) -> None:
-        """Only the owner arms bots and turn timers (a turn's deadline comes from the log, so it is the
-        same on whichever process owns the table)."""
-        if t.id in self.owned:
-            super().schedule(t)
-
-    def _left(self, tid: str) -> float | None:
-        d = self.deadlines.get(tid)
-        return None if d is None else max(0.0, d - self.clock())
-
-    async def _commit(self, t: TableState, rows: list[EventRow]) -> None:
-        """The hub's commit (fenced write, local broadcast, bots and timers), then the rows to every
-        other process with watchers."""
-        if t.id not in self.owned:  # a replica never writes (nor deals: the owner settles its deals)
-            if not rows:
-                return
-            self._spawn(self._after_lost(t.id))  # the caller changed the replica: rebuild it
-            raise LeaseLost(f"table {t.id} is not owned by this process")
-        try:
-            await super()._commit(t, rows)
-        except LeaseLost:  # under the table's lock: drop it now, rebuild the replica afterwards
-            if self._drop(t.id):
-                self._spawn(self._after_lost(t.id))
-            raise
-        if not rows:
-            return
-        self.publish_table(t.id, {"rows": [_row_json(r) for r in rows], "away": sorted(t.away),
-                                  "left": self._left(t.id)})
-        if any(r.kind in ("seat", "deal", "over") for r in rows):
-            await self._lobby_put(t)
-        if t.over:
-            epoch = self.owned.pop(t.id, None)
-            if epoch is not None:
-                with contextlib.suppress(Exception):
-                    await self.db(self.leases.release, t.id, epoch)
-
-    def _send_table_info(self, t: TableState) -> None:
-        super()._send_table_info(t)
-        if t.id in self.owned:
-            self.publish_table(t.id, {"rows": [], "away": sorted(t.away), "left": self._left(t.id), "info": True})
-
-    # ------------------------------------------------------------------ the lobby
-
-    async def _lobby_put(self, t: TableState) -> None:
+    async def list_table(self, t: TableState) -> None:
+        """The table's entry in the shared lobby: its description while it is public and open."""
         key = f"{self.prefix}lobby"
         with contextlib.suppress(RedisError, OSError):
             if t.row.public and not t.over:
@@ -770,66 +729,59 @@ class ClusterHub(Hub):
             else:
                 await self.redis.hdel(key, t.id)
 
-    async def lobby(self, limit: int = 100) -> list[dict[str, Any]]:
-        """Open public tables as their owners last published them, newest first."""
+    async def lobby(self, limit: int) -> list[dict[str, Any]] | None:
+        """Open public tables as their owners last published them, newest first (``None`` when Redis
+        does not answer: the hub asks the storage)."""
         try:
             entries = await self.redis.hgetall(f"{self.prefix}lobby")
         except (RedisError, OSError):
-            return await super().lobby(limit)
+            return None
         items = [json.loads(v) for v in entries.values()]
         items.sort(key=lambda e: -float(e["at"]))
         return [e["info"] for e in items if e["info"]["status"] != "over"][:limit]
 
-    def login_limiter(self, limit: int, window: float) -> RedisLimiter:
+    def login_limiter(self, limit: int, window: float) -> LoginLimiter | None:
         """Failed logins counted in Redis."""
         return RedisLimiter(self, limit, window)
 
     def status(self) -> dict[str, Any] | None:
-        """What this process holds (for operators and tests)."""
-        return {"node": self.node, "owned": sorted(self.owned), "watching": sorted(self.watchers),
-                "in_memory": sorted(self.tables), **self.stats}
+        """The tables watched here and the counters."""
+        return {"watching": sorted(self.watchers), **self.stats}
 
-    # ------------------------------------------------------------------ the lease loop
+    # ------------------------------------------------------------------ the round
 
-    async def _maintain(self) -> None:
-        """Every third of a lease: renew leases (noticing lost ones), take a share of ownerless tables,
-        refresh presence and the lobby, and check replicas against the log."""
-        period = self.lease_seconds / 3
-        while True:
-            try:
-                await self._maintain_once()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("cluster maintenance failed")
-            await asyncio.sleep(period)
-
-    async def _maintain_once(self) -> None:
-        held = await self.db(self.leases.renew)
-        for tid, epoch in list(self.owned.items()):
-            if held.get(tid) != epoch:
-                await self._lost(tid)
-        nodes = 1
+    async def peers(self) -> int:
+        """Mark this process live, forget the silent ones, count them (1 when Redis does not answer)."""
         try:
             now = time.time()
             key = f"{self.prefix}nodes"
             await self.redis.zadd(key, {self.node: now})
             await self.redis.zremrangebyscore(key, 0, now - 3 * self.lease_seconds)
-            nodes = max(1, int(await self.redis.zcard(key)))
+            return max(1, int(await self.redis.zcard(key)))
         except (RedisError, OSError):
-            pass
-        if not self.stopping:
-            orphans = await self.db(self.leases.orphans, 200)
-            share = math.ceil(len(orphans) / nodes)
-            for tid in orphans[:share]:
-                await self._acquire(tid)
+            return 1
+
+    async def _tend(self) -> None:
+        """Every third of a lease: refresh presence and the lobby, read who sends seeds from elsewhere,
+        and check the replicas against the log."""
+        while True:
+            try:
+                await self._tend_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster maintenance failed")
+            await asyncio.sleep(self.lease_seconds / 3)
+
+    async def _tend_once(self) -> None:
+        hub = self.hub
         await self._refresh_redis()
         await self._read_seeders()
-        replicas = [tid for tid in self.watchers if tid in self.tables and tid not in self.owned]
+        replicas = [tid for tid in self.watchers if tid in hub.tables and not hub.ownership.owns(tid)]
         if replicas:
-            seqs = await self.db(self.leases.max_seqs, replicas)
+            seqs = await hub.db(self.last_seqs, replicas)
             for tid in replicas:
-                t = self.tables.get(tid)
+                t = hub.tables.get(tid)
                 q = self.inq.get(tid)
                 if t is not None and q is not None and seqs.get(tid, 0) > t.seq:
                     q.put_nowait({"sync": True})
@@ -837,23 +789,36 @@ class ClusterHub(Hub):
     async def _refresh_redis(self) -> None:
         """Presence of the sockets here and the lobby entries of the tables owned here, in one pipeline
         (Redis may have been restarted empty)."""
+        hub = self.hub
         until = str(time.time() + 6 * self.lease_seconds)
         try:
             async with self.redis.pipeline(transaction=False) as p:
-                for tid, conns in list(self.conns.items()):
+                for tid, conns in list(hub.conns.items()):
                     players = {c.player.id for c in conns if c.player is not None}
                     if players:
                         key = f"{self.prefix}pres:{tid}"
                         p.hset(key, mapping={f"{pid}|{self.node}": f"{until}|{int(self._sends_seeds(tid, pid))}"
                                              for pid in players})
                         p.expire(key, math.ceil(12 * self.lease_seconds))
-                for tid in list(self.owned):
-                    t = self.tables.get(tid)
-                    if t is not None and t.row.public and not t.over:
+                for tid in self._owned_here():
+                    t = hub.tables[tid]
+                    if t.row.public and not t.over:
                         p.hset(f"{self.prefix}lobby", tid, json.dumps({"at": t.row.created_at, "info": t.info()}))
                 await p.execute()
         except (RedisError, OSError):
             pass
 
 
-__all__ = ["ClusterHub", "FencedLog", "RedisLimiter", "RemoteConn"]
+def cluster_hub(storage: Storage, redis_url: str, *, prefix: str = "spades:", lease_seconds: float = 5.0,
+                **kw: Any) -> Hub:
+    """The hub of one process among many (see the module's notes): the same ``Hub`` as a single
+    process, with ``LeaseOwnership`` and ``RedisBus`` as its parts. ``kw``: the hub's other settings."""
+    if not isinstance(storage, SqlStorage) or storage.is_sqlite:
+        raise ValueError("several server processes need PostgreSQL (--database postgresql://...)")
+    node = f"{socket.gethostname()[:20]}-{os.getpid()}-{secrets.token_hex(3)}"
+    leases = Leases(storage, node, lease_seconds)
+    bus = RedisBus(redis_url, node, prefix=prefix, lease_seconds=lease_seconds, last_seqs=leases.max_seqs)
+    return Hub(storage, ownership=LeaseOwnership(leases), bus=bus, **kw)
+
+
+__all__ = ["FencedLog", "LeaseOwnership", "RedisBus", "RedisLimiter", "RemoteConn", "cluster_hub"]

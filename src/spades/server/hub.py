@@ -1,5 +1,10 @@
-"""The running tables: loading them from the log, the action path (authenticate, load, check turn and
-version, apply, persist, broadcast), per-viewer broadcasting, bots in seats and turn timers.
+"""The running tables: one table pipeline (load, authorize, check the version, apply, persist, publish,
+schedule bots and turn timers), per-viewer broadcasting, bots in seats and turn timers.
+
+The hub is composed with two parts (``spades.server.parts``): an ``Ownership`` (which tables this process
+may change) and a ``Bus`` (the other processes). One process and a cluster run this same code: one
+process with ``LocalOwnership`` and ``NoBus``, a cluster with the lease ownership and the Redis bus of
+``spades.server.cluster``.
 
 Everything that changes a table runs under that table's lock, so events are numbered, stored and sent
 in one order. The database runs on one worker thread, bots on another pool: the event loop never
@@ -14,7 +19,7 @@ import math
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -27,6 +32,7 @@ from spades.core.errors import SpadesError
 from spades.core.record import record_of
 from spades.core.view import HandView, action_to_dict, view_hand
 from spades.server.accounts import AttemptLimiter, LocalLimiter, LoginLimiter
+from spades.server.parts import Bus, LocalOwnership, NoBus, Ownership, Published
 from spades.server.protocol import (
     MAX_CHAT,
     PROTOCOL_VERSION,
@@ -48,6 +54,7 @@ from spades.storage.base import (
     StorageBusy,
     TableRow,
 )
+from spades.storage.lease import LeaseLost
 from spades.storage.sql import is_busy
 
 log = logging.getLogger("spades.server")
@@ -65,6 +72,9 @@ RESTART_GRACE = 5.0
 """Seconds (times ``time_scale``, and at most the turn's length) a turn has at least after a restart: a
 deadline that passed while the server was down, or was about to, moves to this much after the start,
 so the player's client can reconnect and act; a later deadline stays where it was."""
+CHANGES = frozenset({"action", "sit", "stand", "fill", "chat", "seed"})
+"""Client messages that change a table: only its owner handles them (``Ownership``; in a cluster another
+process's socket has them forwarded over the ``Bus``)."""
 
 
 BotLevels = Mapping[str, Callable[[int | None], Bot]]
@@ -125,14 +135,19 @@ class Conn:
 class Hub:
     """All tables of one server process."""
 
-    def __init__(self, storage: Storage, *, events: EventLog | None = None, bots: BotLevels | None = None,
+    def __init__(self, storage: Storage, *, ownership: Ownership | None = None, bus: Bus | None = None,
+                 bots: BotLevels | None = None,
                  bot_delay: float = 0.6, bot_think: float = 2.0,
                  time_scale: float = 1.0, clock: Callable[[], float] = time.time,
                  resume_window: int = 500, seed_seconds: float = 4.0, storage_wait: float = 5.0,
                  idle_table_seconds: float = 1800.0) -> None:
         self.storage = storage
         """Tables, accounts and finished games."""
-        self.log: EventLog = events if events is not None else storage
+        self.ownership: Ownership = ownership if ownership is not None else LocalOwnership()
+        """Which tables this process may change (``LocalOwnership``: all of them)."""
+        self.bus: Bus = bus if bus is not None else NoBus()
+        """The other processes (``NoBus``: there are none)."""
+        self.log: EventLog = self.ownership.event_log(storage)
         """Where the tables' events are read and written: the storage itself, or a wrapper around its log
         (a cluster fences every write with the table's lease: ``spades.server.cluster.FencedLog``)."""
         self.levels: BotLevels = bots if bots is not None else LEVELS
@@ -168,6 +183,10 @@ class Hub:
         self.tasks: set[asyncio.Task[None]] = set()
         self._pending: list[tuple[str, list[EventRow], asyncio.Future[None]]] = []
         self._writing = False
+        self._handlers = {"action": self._action, "sit": self._sit, "stand": self._stand, "fill": self._fill,
+                          "chat": self._chat, "hint": self._hint, "seed": self._seed}
+        self.ownership.bind(self)
+        self.bus.bind(self)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -195,7 +214,7 @@ class Hub:
         self._pending.append((table_id, rows, fut))
         if not self._writing:
             self._writing = True
-            self._spawn(self._write_pending())
+            self.spawn(self._write_pending())
         await fut
 
     async def _write_pending(self) -> None:
@@ -217,27 +236,43 @@ class Hub:
             self._writing = False
 
     async def start(self) -> None:
-        """Load every unfinished table and set its bots and timers going again."""
-        rows = await self.db(self.storage.open_tables)
-        for row in rows:
-            async with self.locks[row.id]:
-                t = await self._load(row.id)
-                if t is None:
-                    continue
-                if t.over:
-                    await self._finish(t)
-                seconds = t.settings.get("turn_seconds")
-                if seconds:  # the turn goes on from its stored start; see RESTART_GRACE
-                    grace = min(float(seconds), RESTART_GRACE) * self.time_scale
-                    self.grace[t.id] = (t.last_game_seq, self.clock() + grace)
-                if t.pending is not None:  # reconnecting players get the seed window again
-                    self._arm_seed_timer(t)
-                self.schedule(t)
-        log.info("resumed %d tables", len(rows))
-        self._spawn(self._sweep())
+        """Start the bus (it hears the other processes from now on), then the ownership (one process:
+        every unfinished table is taken up again; a cluster: the lease loop, which takes ownerless
+        tables), and the sweep of idle tables."""
+        await self.bus.start()
+        await self.ownership.start()
+        self.spawn(self._sweep())
+
+    async def take_up(self, table_id: str, *, restarted: bool) -> TableState | None:
+        """Run a table here as its owner (the caller holds its lock): rebuild it from the log, keep a
+        finished game's record, give the turn in progress its grace when nobody ran the table for a
+        while (``restarted``: after a restart or a takeover; see ``RESTART_GRACE``), open a waiting
+        deal's seed window again, arm its bots and timers, and tell the other processes. ``None``: no
+        such table."""
+        t = await self._rebuild(table_id)
+        if t is None:
+            return None
+        if t.over:
+            try:
+                await self._finish(t)
+            except Exception:  # the over event is stored: the next take-up finishes the game
+                log.exception("could not keep the finished game of table %s", t.id)
+        seconds = t.settings.get("turn_seconds")
+        if seconds and restarted:  # the turn goes on from its stored start
+            grace = min(float(seconds), RESTART_GRACE) * self.time_scale
+            self.grace[t.id] = (t.last_game_seq, self.clock() + grace)
+        if t.pending is not None:  # reconnecting players get the seed window again
+            self._arm_seed_timer(t)
+        self.schedule(t)
+        self.bus.publish(t.id, Published([], [], self.turn_left(t.id), info=True))
+        await self.bus.list_table(t)
+        return t
 
     async def stop(self) -> None:
-        """Stop timers and worker threads."""
+        """Hand the tables over (a cluster releases every lease and says so), stop the bus, then the
+        timers and worker threads."""
+        await self.ownership.stop()
+        await self.bus.stop()
         for h in self.timers.values():
             h.cancel()
         for _, h in self.seed_timers.values():
@@ -247,7 +282,7 @@ class Hub:
         self.db_pool.shutdown(wait=True)
         self.bot_pool.shutdown(wait=False, cancel_futures=True)
 
-    def _spawn(self, coro: Any) -> None:
+    def spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -271,10 +306,10 @@ class Hub:
         return default_level(self.levels)
 
     async def create_table(self, row: TableRow, seats: list[tuple[int, Seat]]) -> TableState:
-        """Store a new table, take it here (``adopt``), and seat ``seats`` (persisted and broadcast like any
-        seat change, so a table full of bots is dealt at once)."""
+        """Store a new table, own it here (``Ownership.adopt``), and seat ``seats`` (persisted and broadcast
+        like any seat change, so a table full of bots is dealt at once)."""
         await self.db(self.storage.create_table, row)
-        await self.adopt(row.id)
+        await self.ownership.adopt(row.id)
         async with self.locks[row.id]:
             t = await self._load(row.id)
             if t is None:
@@ -326,26 +361,40 @@ class Hub:
                 log.exception("could not drop idle tables")
 
     async def _commit(self, t: TableState, rows: list[EventRow]) -> None:
-        """Persist rows (the acknowledgement comes after this), then broadcast and reschedule. When the
-        write fails, the in-memory table (already ahead) is thrown away and rebuilt from the log.
+        """The pipeline's last steps, on the table's owner: persist rows (the acknowledgement comes after
+        this), then schedule bots and timers, broadcast to the sockets here, publish to the other
+        processes (``Bus.publish``, and the shared lobby when seats, a deal or the end changed it). When
+        the write fails, the in-memory table (already ahead) is thrown away and rebuilt from the log;
+        when it failed because another process owns the table now (``LeaseLost``), this one stops acting
+        for it and keeps a replica for its sockets.
 
-        A waiting deal whose client seeds are all in is dealt first, in the same batch (``_settle``)."""
+        A waiting deal whose client seeds are all in is dealt first, in the same batch (``_settle``).
+        A replica never writes (nor deals: the owner settles its deals): rows made on one raise
+        ``LeaseLost`` and the replica is rebuilt."""
+        if not self.ownership.owns(t.id):
+            if not rows:
+                return
+            self.spawn(self._follow_or_forget(t.id))  # the caller changed the replica: rebuild it
+            raise LeaseLost(f"table {t.id} is not owned by this process")
         self._settle(t, rows)
         if not rows:
             return
         self.used[t.id] = time.monotonic()
         try:
             await self._store(t.id, rows)
-        except Exception:
+        except Exception as e:
             self.tables.pop(t.id, None)
             self.armed.pop(t.id, None)
+            lost = isinstance(e, LeaseLost) and self._disown(t.id)
             try:
                 fresh = await self._load(t.id)
             except StorageBusy:  # the log cannot be read now either: rebuild the table when it can
-                self._spawn(self._revive(t.id))
+                self.spawn(self._revive(t.id))
             else:
                 if fresh is not None:
                     self.schedule(fresh)
+            if lost:  # under the table's lock: the replica is made afterwards
+                self.spawn(self._follow_or_forget(t.id))
             raise
         if t.over:
             try:
@@ -354,11 +403,126 @@ class Hub:
                 log.exception("could not keep the finished game of table %s", t.id)
         self.schedule(t)  # first, so that the state sent carries the new turn's deadline
         self._broadcast(t, rows)
+        self.bus.publish(t.id, Published(rows, sorted(t.away), self.turn_left(t.id)))
+        if any(r.kind in ("seat", "deal", "over") for r in rows):
+            await self.bus.list_table(t)
+        if t.over:
+            await self.ownership.finished(t.id)
+
+    def turn_left(self, table_id: str) -> float | None:
+        """Seconds left on the table's turn clock (``None``: none runs)."""
+        d = self.deadlines.get(table_id)
+        return None if d is None else max(0.0, d - self.clock())
+
+    # ------------------------------------------------------------------ owning and following
+
+    def disarm(self, table_id: str) -> None:
+        """Cancel the table's bot move or turn timer and its seed window."""
+        h = self.timers.pop(table_id, None)
+        if h is not None:
+            h.cancel()
+        self.deadlines.pop(table_id, None)
+        self.armed.pop(table_id, None)
+        seed_timer = self.seed_timers.pop(table_id, None)
+        if seed_timer is not None:
+            seed_timer[1].cancel()
+
+    def _disown(self, table_id: str) -> bool:
+        """Stop acting as the table's owner (no lock needed); ``False`` if it was not owned."""
+        if not self.ownership.drop(table_id):
+            return False
+        self.disarm(table_id)
+        return True
+
+    async def lost(self, table_id: str) -> None:
+        """Another process owns the table now: stop acting for it here, and keep a replica of it for the
+        sockets here (``follow``)."""
+        if self._disown(table_id):
+            await self._follow_or_forget(table_id)
+
+    async def _follow_or_forget(self, table_id: str) -> None:
+        """Rebuild the replica of a table another process owns, when sockets here watch it; else drop it."""
+        async with self.locks[table_id]:
+            if self.bus.watches(table_id):
+                await self._rebuild(table_id)
+            else:
+                self.tables.pop(table_id, None)
+
+    async def _rebuild(self, table_id: str) -> TableState | None:
+        """Replace the table in memory by its log replayed (the caller holds its lock), and send the sockets
+        here the events they had not had."""
+        old = self.tables.pop(table_id, None)
+        t = await self._load(table_id)
+        if t is not None and old is not None and t.seq > old.seq:
+            missed = t.events_after(old.seq)
+            if missed:
+                self._broadcast(t, missed)
+        return t
+
+    async def follow(self, table_id: str, update: Published | None) -> bool:
+        """The replica path, for a table another process owns: bring the copy here up to date with what
+        its owner published (``update``), or from the log when rows are missing (``None``: just compare
+        with the log), and send the sockets here their own projections. ``True`` when rows had to be
+        read from the log (a gap filled)."""
+        async with self.locks[table_id]:
+            t = self.tables.get(table_id)
+            if t is None or self.ownership.owns(table_id):
+                return False
+            rows = None if update is None else update.rows
+            fresh = [r for r in rows or [] if r.seq > t.seq]
+            filled = False
+            if rows is None or (fresh and fresh[0].seq != t.seq + 1):
+                fresh = await self.db(self.log.load_events, table_id, t.seq)
+                filled = bool(fresh)
+            try:
+                for r in fresh:
+                    t.apply_row(r)
+            except Exception:
+                log.exception("the replica of table %s does not follow its log: rebuilt", table_id)
+                await self._rebuild(table_id)
+                return filled
+            if update is not None:
+                t.away = set(update.away)
+                if update.left is None:
+                    self.deadlines.pop(table_id, None)
+                else:
+                    self.deadlines[table_id] = self.clock() + float(update.left)
+            if fresh:
+                self._broadcast(t, fresh)
+            elif update is not None and update.info:
+                self._send_info_here(t)
+            return filled
+
+    def unfollow(self, table_id: str) -> None:
+        """No socket here watches the table any more: drop it from memory unless this process owns it."""
+        if not self.ownership.owns(table_id):
+            self.tables.pop(table_id, None)
+            self.deadlines.pop(table_id, None)
+            self.ownership.forget(table_id)
+
+    async def seat_back(self, table_id: str, seat: int) -> None:
+        """The player of ``seat``, marked away, is back (on another process's socket): as the owner, the
+        bot hands the seat over."""
+        async with self.locks[table_id]:
+            t = self.tables.get(table_id)
+            if t is None or not self.ownership.owns(table_id) or seat not in t.away:
+                return
+            self._back(t, seat)
+
+    def _back(self, t: TableState, seat: int) -> None:
+        t.away.discard(seat)
+        self.send_table_info(t)
+        self.schedule(t)
+
+    async def _tell_owner_back(self, table_id: str, seat: int) -> None:
+        owner = await self.ownership.owner_of(table_id)
+        if owner is not None and owner != self.ownership.node:
+            self.bus.tell_back(owner, table_id, seat)
 
     async def _revive(self, table_id: str) -> None:
         """Rebuild a table dropped after a failed write from its log, retrying while the database is busy,
         and set its bots and timers going again."""
-        while self.keeps(table_id):
+        while self.ownership.owns(table_id):
             try:
                 async with self.locks[table_id]:
                     t = await self._load(table_id)
@@ -367,10 +531,6 @@ class Hub:
                 return
             except StorageBusy:
                 await asyncio.sleep(self.storage_wait)
-
-    def keeps(self, table_id: str) -> bool:
-        """This process keeps the table in memory and runs its bots (in a cluster: only its owner)."""
-        return True
 
     async def ready(self) -> bool:
         """The database can be written now (``/readyz``): a probe that writes nothing, bounded in time."""
@@ -389,17 +549,19 @@ class Hub:
         """The seats the waiting deal still waits for (up to the seed window): a seated player, not away,
         with no seed sent yet, who has a connection that said ``"seeds": true``, or, for the first hand
         only, no connection yet (a table made over HTTP, "Play now", is dealt once its player's page has
-        had the chance to send a seed). Other seats get the documented defaults."""
+        had the chance to send a seed), or whose socket on another process sends seeds (``Bus.seeders``).
+        Other seats get the documented defaults."""
         if t.pending is None:
             return []
         sent = set(t.seats_sent())
+        remote = self.bus.seeders(t.id)
         out = []
         for i, s in enumerate(t.seats):
             if s.player is None or i in t.away or i in sent:
                 continue
             mine = [c for c in self.conns[t.id]
                     if c.attached and not c.closed and c.player is not None and c.player.id == s.player]
-            if any(c.seeds for c in mine) or (not mine and t.pending["hand"] == 0):
+            if any(c.seeds for c in mine) or s.player in remote or (not mine and t.pending["hand"] == 0):
                 out.append(i)
         return out
 
@@ -427,7 +589,7 @@ class Hub:
         if old is not None:
             old[1].cancel()
         delay = self.seed_seconds * self.time_scale
-        handle = asyncio.get_running_loop().call_later(delay, lambda: self._spawn(self._seed_timeout(t.id, hand)))
+        handle = asyncio.get_running_loop().call_later(delay, lambda: self.spawn(self._seed_timeout(t.id, hand)))
         self.seed_timers[t.id] = (hand, handle)
 
     async def _seed_timeout(self, table_id: str, hand: int) -> None:
@@ -506,7 +668,13 @@ class Hub:
             for text in texts:
                 conn.send_text(text)
 
-    def _send_table_info(self, t: TableState) -> None:
+    def send_table_info(self, t: TableState) -> None:
+        """Send the table's description to its sockets here, and (as its owner) publish it."""
+        self._send_info_here(t)
+        if self.ownership.owns(t.id):
+            self.bus.publish(t.id, Published([], sorted(t.away), self.turn_left(t.id), info=True))
+
+    def _send_info_here(self, t: TableState) -> None:
         info = t.info()
         for conn in list(self.conns[t.id]):
             conn.send({"type": "table", "seq": t.seq, "table": info})
@@ -514,7 +682,10 @@ class Hub:
     # ------------------------------------------------------------------ connections
 
     async def hello(self, conn: Conn, msg: dict[str, Any]) -> None:
-        """Attach a connection to its table and catch it up (events since ``last_seq``, or a snapshot)."""
+        """Attach a connection to its table and catch it up (events since ``last_seq``, or a snapshot).
+        The bus watches the table first (in a cluster: subscribed before the load, so nothing published
+        after it is missed); a returning player marked away gets the seat back from the bot (told to the
+        owner when another process owns the table)."""
         if msg.get("v") != PROTOCOL_VERSION:
             raise ProtocolError("version", f"this server speaks protocol version {PROTOCOL_VERSION}")
         if conn.attached:
@@ -525,6 +696,7 @@ class Hub:
         seeds = msg.get("seeds", False)
         if not isinstance(seeds, bool):
             raise ProtocolError("malformed", "\"seeds\" must be true (this client sends client seeds) or false")
+        await self.bus.watch(conn)
         async with self.locks[conn.table_id]:
             t = await self._load(conn.table_id)
             if t is None:
@@ -560,10 +732,11 @@ class Hub:
             self.conns[t.id].add(conn)
             if t.pending is not None and not seeds:
                 await self._commit(t, [])  # a client without seeds: the deal need not wait for it
-            if viewer is not None and viewer in t.away:
-                t.away.discard(viewer)  # the player is back: the bot hands the seat over
-                self._send_table_info(t)
-                self.schedule(t)
+            if viewer is not None and viewer in t.away:  # the player is back: the bot hands the seat over
+                self._back(t, viewer)
+                if not self.ownership.owns(t.id):
+                    self.spawn(self._tell_owner_back(t.id, viewer))
+        self.bus.attached(conn)
 
     def snapshot(self, t: TableState, viewer: int | None) -> dict[str, Any]:
         """Everything a viewer may know now, in one message."""
@@ -573,23 +746,22 @@ class Hub:
     def detach(self, conn: Conn) -> None:
         """Forget a closed connection."""
         self.conns[conn.table_id].discard(conn)
+        self.bus.detached(conn)
 
     def connected(self, t: TableState, seat: int) -> bool:
         """Some connection of the seat's player is open."""
         pid = t.seats[seat].player
         return pid is not None and any(c.player and c.player.id == pid for c in self.conns[t.id])
 
-    # Hooks that a hub of several processes (``spades.server.cluster.ClusterHub``) replaces.
-
     async def seat_connected(self, t: TableState, seat: int) -> bool:
-        """Some connection of the seat's player is open (in a cluster: on any process)."""
-        return self.connected(t, seat)
-
-    async def adopt(self, table_id: str) -> None:
-        """A table was just made here (in a cluster: take its lease)."""
+        """Some connection of the seat's player is open, here or on another process (``Bus.present``)."""
+        return self.connected(t, seat) or await self.bus.present(t, seat)
 
     async def lobby(self, limit: int = 100) -> list[dict[str, Any]]:
-        """Open public tables, newest first."""
+        """Open public tables, newest first (the bus's shared lobby, or the storage's)."""
+        shared = await self.bus.lobby(limit)
+        if shared is not None:
+            return shared
         out = []
         for r in await self.db(self.storage.public_tables, limit):
             t = await self.table(r.id)
@@ -598,19 +770,26 @@ class Hub:
         return out
 
     def close_session(self, token: str) -> None:
-        """Close this process's sockets opened with a session that has ended (logout, a new login)."""
+        """Close the sockets opened with a session that has ended (logout, a new login): this process's,
+        and (``Bus.session_closed``) every other process's."""
         for conns in self.conns.values():
             for c in list(conns):
                 if c.session == token:
                     c.close(4001)
+        self.bus.session_closed(token)
 
     def login_limiter(self, limit: int, window: float) -> LoginLimiter:
-        """Counts failed logins (in a cluster: shared by every process)."""
-        return LocalLimiter(AttemptLimiter(limit, window))
+        """Counts failed logins (the bus's, shared by every process, or this process's own)."""
+        shared = self.bus.login_limiter(limit, window)
+        return shared if shared is not None else LocalLimiter(AttemptLimiter(limit, window))
 
     def status(self) -> dict[str, Any] | None:
-        """A cluster process's node id and tables; ``None`` for a single process."""
-        return None
+        """What the parts report (a cluster process's node id, tables and counters) with the tables in
+        memory; ``None`` for a single process."""
+        own, bus = self.ownership.status(), self.bus.status()
+        if own is None and bus is None:
+            return None
+        return {**(own or {}), **(bus or {}), "in_memory": sorted(self.tables)}
 
     async def handle(self, conn: Conn, msg: dict[str, Any]) -> None:
         """One client message after ``hello``."""
@@ -624,14 +803,49 @@ class Hub:
             except StorageBusy:
                 raise ProtocolError("storage_busy", "the database is busy: try again in a few seconds") from None
             return
+        self._handler(conn, kind)
+        if kind in CHANGES:
+            await self._at_owner(conn, msg)
+        else:
+            await self.serve(conn, msg)
+
+    def _handler(self, conn: Conn, kind: str) -> Callable[[Conn, PlayerRow, dict[str, Any]], Awaitable[None]]:
         if not conn.attached:
             raise ProtocolError("hello_first", "send hello first")
-        handler = {"action": self._action, "sit": self._sit, "stand": self._stand, "fill": self._fill,
-                   "chat": self._chat, "hint": self._hint, "seed": self._seed}.get(kind)
+        handler = self._handlers.get(kind)
         if handler is None:
             raise ProtocolError("unknown_type", f"unknown message type {kind[:30]!r}")
         if conn.player is None:
             raise ProtocolError("spectator", "spectators cannot act: open the site to get a player first")
+        return handler
+
+    async def _at_owner(self, conn: Conn, msg: dict[str, Any]) -> None:
+        """A change goes to its table's owner: handled here when this process owns the table (one process
+        owns them all), else forwarded over the bus; sent again to the owner found then when that one
+        does not answer, until ``Ownership.retry_for`` has passed (client ids make it exactly-once)."""
+        tid = conn.table_id
+        budget = time.monotonic() + self.ownership.retry_for
+        while True:
+            owner = await self.ownership.owner_of(tid)
+            if owner == self.ownership.node:
+                try:
+                    await self.serve(conn, msg)
+                    return
+                except LeaseLost:
+                    await self.lost(tid)
+            elif owner is not None:
+                if await self.bus.forward(owner, conn, msg):
+                    return
+                self.ownership.forget(tid)
+            if time.monotonic() > budget:
+                raise ProtocolError("unavailable", "the table's server is not reachable now: try again")
+            await asyncio.sleep(0.1)
+
+    async def serve(self, conn: Conn, msg: dict[str, Any]) -> None:
+        """Handle a message after ``hello`` here: a change as the table's owner (from a socket here, or
+        forwarded from another process's), anything else from the table in memory."""
+        handler = self._handler(conn, msg["type"])
+        assert conn.player is not None
         try:
             await handler(conn, conn.player, msg)
         except StorageBusy:  # nothing was stored: the table is as it was before the message
@@ -784,7 +998,10 @@ class Hub:
 
         A turn's deadline is the time its turn started (stored in the log) plus the table's turn length:
         other events (chat, seat changes) do not move it, and after a restart it is where it was (see
-        ``RESTART_GRACE``). A timer already armed for the same move is left alone."""
+        ``RESTART_GRACE``). A timer already armed for the same move is left alone. Only the table's owner
+        arms them (the deadline comes from the log, so it is the same on whichever process owns it)."""
+        if not self.ownership.owns(t.id):
+            return
         seat = t.to_act()
         expect = t.last_game_seq
         key: tuple[Any, ...] | None = None
@@ -814,7 +1031,7 @@ class Hub:
         if deadline is not None:
             self.deadlines[t.id] = deadline
         self.timers[t.id] = asyncio.get_running_loop().call_later(
-            delay, lambda: self._spawn(self._auto(t.id, expect, seat, key)))
+            delay, lambda: self.spawn(self._auto(t.id, expect, seat, key)))
 
     async def _auto(self, table_id: str, expect: int, seat: int, key: tuple[Any, ...] | None = None) -> None:
         """A bot acts for ``seat``: its own seat, an away player's, or a human's whose time ran out.
@@ -838,7 +1055,7 @@ class Hub:
                 rows = t.action_rows(action, "timeout" if timed_out else "bot", None, None)
                 await self._commit(t, rows)
                 if timed_out and seat in t.away:
-                    self._send_table_info(t)
+                    self.send_table_info(t)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -55,7 +55,7 @@ def rematch_router(hub: Callable[[], Any], current_player: Callable[..., Awaitab
                 await hub().create_table(TableRow(tid, t.row.rules, dict(t.settings), t.row.public, invite, p.id,
                                                   time.time()), seats)
                 t.rematch = {"id": tid, "invite": invite, "by": p.name}
-                hub()._send_table_info(t)  # every page at the old table hears of it
+                hub().send_table_info(t)  # every page at the old table hears of it
         return {**t.rematch, "seat": seat}
 
     return router
