@@ -15,9 +15,10 @@ from spades.storage import MemoryStorage, Storage, open_storage
 from .harness import LiveServer, Player
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", pytest.param("memory", marks=pytest.mark.slow)])
 def storage_kind(request: pytest.FixtureRequest) -> str:
-    """Which storage this test's servers use."""
+    """Which storage this test's servers use. SQLite, what `spades serve` runs on, in the quick `pytest`
+    loop; the memory storage too under `./test` (marked slow)."""
     return str(request.param)
 
 

@@ -32,7 +32,7 @@ def serious(page: Any) -> list[str]:
     return found
 
 
-@pytest.fixture(params=list(SIZES))
+@pytest.fixture(params=["phone", pytest.param("desktop", marks=pytest.mark.slow)])
 def sized(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:
     """A fresh page at a phone's or a desktop's size."""
     name = str(request.param)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import DESKTOP, PHONE, LiveServer, screenshot
+from .conftest import BOTH_SIZES, DESKTOP, PHONE, LiveServer, screenshot
 
 SHORT_GAME = {"preset": "standard", "target": 50, "lose_at": -10}  # random bots: over in a hand or two
 
@@ -65,7 +65,7 @@ def take_turn(page: Any, bid: str = "3") -> str | None:
     return None
 
 
-@pytest.mark.parametrize("viewport", ["phone", pytest.param("desktop", marks=pytest.mark.slow)], indirect=True)
+@pytest.mark.parametrize("viewport", BOTH_SIZES, indirect=True)
 def test_whole_game_against_the_computer(page: Any, game_server: LiveServer,
                                          viewport: tuple[str, dict[str, int]]) -> None:
     name = viewport[0]
@@ -289,7 +289,7 @@ HINT_STATE = """() => {
 }"""
 
 
-@pytest.mark.parametrize("viewport", ["phone", "desktop"], indirect=True)
+@pytest.mark.parametrize("viewport", BOTH_SIZES, indirect=True)
 def test_hint_marks_the_suggested_bid_and_card_then_the_hinted_card_is_played(
         page: Any, game_server: LiveServer, viewport: tuple[str, dict[str, int]]) -> None:
     """At a Play now table: the Hint key and button mark the computer's bid, then its card, with the reason
@@ -375,7 +375,7 @@ def test_no_hint_button_at_a_rated_table(page: Any, game_server: LiveServer) -> 
     assert page.text_content("#hint-text") == "" and page.locator("#action-error").text_content() == ""
 
 
-@pytest.mark.parametrize("viewport", ["phone", "desktop"], indirect=True)
+@pytest.mark.parametrize("viewport", BOTH_SIZES, indirect=True)
 def test_six_handed_table_marks_the_second_pack(page: Any, game_server: LiveServer,
                                                 viewport: tuple[str, dict[str, int]]) -> None:
     start_game(page, game_server, rules="six-handed")
@@ -518,7 +518,7 @@ def test_the_table_shows_its_rules(page: Any, game_server: LiveServer) -> None:
     assert links == ["/rules.html#presets", "/rules.html#opt-nil_points", "/rules.html#opt-target"]
 
 
-@pytest.mark.parametrize("viewport", ["phone", "desktop"], indirect=True)
+@pytest.mark.parametrize("viewport", BOTH_SIZES, indirect=True)
 def test_timed_game_shows_its_clock(page: Any, game_server: LiveServer,
                                     viewport: tuple[str, dict[str, int]]) -> None:
     name = viewport[0]

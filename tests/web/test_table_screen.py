@@ -97,7 +97,9 @@ def test_bidding_passing_and_playing_fit_one_screen(sized: Any, game_server: Liv
                                " || document.getElementById('confirm-cards')?.textContent.includes('0/2')")
         if page.query_selector("#confirm-cards") is None:
             break
-        codes = page.eval_on_selector_all("#hand-cards button[aria-pressed=false]",
+        # Pass cards of our own: a card received in the first exchange may go back in the second, and then
+        # it is no longer in the hand to be counted as received.
+        codes = page.eval_on_selector_all("#hand-cards button[aria-pressed=false]:not(.received)",
                                           "els => els.map(e => e.dataset.card)")
         for code in codes[:2]:
             page.click(f"#hand-cards button[data-card='{code}']", position=CARD_SPOT)
