@@ -188,7 +188,7 @@ def test_house_rules_change_the_score(page: Any, live_server: LiveServer) -> Non
     page.wait_for_function("document.getElementById('start-game')?.disabled === false")
     page.click("#start-game")
     page.wait_for_selector("#bid-0")
-    assert "nil_points 50" in page.text_content("#game-rules")
+    assert "Nil is worth: 50" in page.text_content("#game-rules")
     enter_hand(page, *HAND_1)
     assert totals(page) == ["53", "-110"]
 
@@ -223,7 +223,7 @@ def test_a_slow_rules_check_keeps_what_is_being_typed(page: Any, live_server: Li
     page.click("#start-game")
     page.wait_for_selector("#bid-0")
     rules = page.text_content("#game-rules")
-    assert "nil_points 60" in rules and "game to 300" in rules
+    assert "Nil is worth: 60" in rules and "game to 300" in rules
 
 
 def test_enter_confirms_a_rule_and_shows_it_as_checked(page: Any, live_server: LiveServer) -> None:
@@ -243,7 +243,8 @@ def test_enter_confirms_a_rule_and_shows_it_as_checked(page: Any, live_server: L
     assert page.is_visible("#new-form") and not page.is_visible("#bid-0")
     page.click("#start-game")  # the button starts the game, with both rules
     page.wait_for_selector("#bid-0")
-    assert "removed_cards" in page.text_content("#game-rules") and "game to 300" in page.text_content("#game-rules")
+    assert "Cards taken out: 2C, TH" in page.text_content("#game-rules")
+    assert "game to 300" in page.text_content("#game-rules")
 
 
 def enter_side_hand(page: Any, sides: list[tuple[int | None, int, dict[int, str]]]) -> None:

@@ -60,7 +60,7 @@ def fill_hand(page: Any, bids: list[Any], tricks: list[int]) -> None:
 def test_time_up_ends_the_game_and_the_leader_wins(page: Any, live_server: LiveServer,
                                                    viewport: tuple[str, dict[str, int]]) -> None:
     new_timed_game(page, live_server)
-    assert "time_limit_minutes 30" in page.text_content("#game-rules")
+    assert "Timed game (minutes): 30" in page.text_content("#game-rules")
     assert page.get_attribute("#game-clock", "data-left") == "30"
     assert "Time left: 30 min of 30" in page.text_content("#clock-text")
     assert page.is_visible("#time-up-row") and not page.is_checked("#time-up")

@@ -105,4 +105,4 @@ def test_the_score_keeper_uses_the_same_form(page: Any, live_server: LiveServer)
     page.click("#start-game")
     page.wait_for_selector("#bid-0")
     rules = page.text_content("#game-rules")
-    assert "game to 300" in rules and "nil_points 50" in rules
+    assert "game to 300" in rules and "Nil is worth: 50" in rules

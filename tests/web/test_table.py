@@ -512,10 +512,11 @@ def clock_seen_while_playing(page: Any) -> None:
 def test_the_table_shows_its_rules(page: Any, game_server: LiveServer) -> None:
     # A player who joins a table with house rules can read them, each linked to its explanation.
     start_game(page, game_server, rules={"preset": "standard", "nil_points": 50, "target": 300})
-    page.wait_for_function("document.getElementById('table-rules')?.textContent.includes('game to')")
-    assert page.text_content("#table-rules") == "Rules: standard, nil_points 50, target 300 · game to 300"
-    links = page.eval_on_selector_all("#table-rules a", "as => as.map((a) => a.getAttribute('href'))")
-    assert links == ["/rules.html#presets", "/rules.html#opt-nil_points", "/rules.html#opt-target"]
+    # In the rule book's plain words, the option's own name kept as the link's title; the length said once.
+    page.wait_for_function("document.getElementById('table-rules')?.textContent.includes('Nil is worth')")
+    assert page.text_content("#table-rules") == "Rules: standard, Nil is worth: 50 · game to 300"
+    links = page.eval_on_selector_all("#table-rules a", "as => as.map((a) => [a.getAttribute('href'), a.title])")
+    assert links == [["/rules.html#presets", ""], ["/rules.html#opt-nil_points", "nil_points"]]
 
 
 @pytest.mark.parametrize("viewport", BOTH_SIZES, indirect=True)

@@ -119,14 +119,29 @@ export function valueText(value) {
   return String(value);
 }
 
+/** A value of an option in plain words (the option's own words from the rule book). */
+export function optionWords(opt, value) {
+  if (value === null || value === undefined || (Array.isArray(value) && !value.length)) return opt.none_word || "none";
+  const i = opt.choices.findIndex((c) => JSON.stringify(c) === JSON.stringify(value));
+  if (i >= 0 && opt.words && opt.words[i]) return opt.words[i];
+  return Array.isArray(value) ? value.join(", ") : String(value);
+}
+
 /**
- * The rules of a game for a status line: "Rules: standard, nil_points 50 · game to 300", each name a
- * link to its explanation on the rules page.
+ * The rules of a game for a status line in plain words: "Rules: standard, Nil is worth: 50 · game to 300",
+ * each house rule a link to its explanation on the rules page. The labels and words come from the rule
+ * book (`catalogue`, GET /api/rules; by default the copy kept on this device); without it, the options'
+ * own names. The game's length is said once, at the end.
  */
-export function rulesLine(preset, overrides, target) {
+export function rulesLine(preset, overrides, target, catalogue = cachedRulesCatalogue()) {
+  const options = new Map(((catalogue && catalogue.options) || []).map((o) => [o.name, o]));
+  const shown = Object.entries(overrides || {}).filter(([k]) => !(k === "target" && target !== undefined));
   return ["Rules: ", el("a", { href: "/rules.html#presets" }, preset),
-    Object.entries(overrides || {}).map(([k, v]) => [", ",
-      el("a", { href: `/rules.html#opt-${k}` }, k), ` ${valueText(v)}`]),
+    shown.map(([k, v]) => {
+      const opt = options.get(k);
+      return [", ", el("a", { href: `/rules.html#opt-${k}`, title: k }, opt ? opt.label || k : k),
+        opt ? `: ${optionWords(opt, v)}` : ` ${valueText(v)}`];
+    }),
     target === undefined ? "" : ` · game to ${target}`];
 }
 

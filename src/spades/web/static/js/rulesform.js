@@ -4,18 +4,10 @@
 // this file holds no list of options of its own. Every change is checked by POST /api/rules/check (the
 // engine's own validation).
 
-import { OfflineError, api, el, replaceChildren } from "./common.js";
+import { OfflineError, api, el, optionWords, replaceChildren } from "./common.js";
 
 const SHORT_LENGTHS = [300, 500];
 const TIMED_MINUTES = 60;
-
-/** A value of an option in plain words (the option's own words from the rule book). */
-export function optionWords(opt, value) {
-  if (value === null || value === undefined || (Array.isArray(value) && !value.length)) return opt.none_word || "none";
-  const i = opt.choices.findIndex((c) => JSON.stringify(c) === JSON.stringify(value));
-  if (i >= 0 && opt.words && opt.words[i]) return opt.words[i];
-  return Array.isArray(value) ? value.join(", ") : String(value);
-}
 
 function isBoolean(opt) {
   return opt.choices.length === 2 && opt.choices.every((c) => typeof c === "boolean");

@@ -3,7 +3,7 @@
 // `legal` list (the engine's legal actions); nothing here decides what is allowed. Chat and names are
 // shown with textContent only.
 
-import { api, el, loadJSON, replaceChildren, rulesLine, saveJSON, signed } from "./common.js";
+import { api, el, loadJSON, replaceChildren, rulesCatalogue, rulesLine, saveJSON, signed } from "./common.js";
 import { cardBack, cardName, cardSVG, sortHand } from "./cards.js";
 import { SeedKeeper } from "./seeds.js";
 
@@ -538,6 +538,9 @@ async function loadLayout(spec) {
       topTrumps = answer.options.top_trumps || [];
       replaceChildren($("table-rules"), rulesLine(preset, overrides, layout.target));
       render();
+      // The house rules in the rule book's plain words (the line above used this device's copy, if any).
+      rulesCatalogue().then(({ data }) => replaceChildren($("table-rules"),
+        rulesLine(preset, overrides, layout.target, data))).catch(() => {});
     }
   } catch {
     // Without it every seat is shown as its own side until the next try.
