@@ -34,11 +34,7 @@ NOT_A_LOSS: dict[str, str] = {
     # have won a bag later (no_overtake_09: the KS would take a bag after the AS falls; overtaking with
     # it is 18 +- 3 points better). The review says what the cards are worth, not what the rule says.
     **{f"no_overtake_{i:02d}": "overtaking costs nothing or saves a bag here"
-       for i in (1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 14)},
-    # duck_bags_11: every card left takes the same tricks (the bag comes anyway); duck_bags_12: the bag
-    # costs 3 +- 1 points here (an inaccuracy, not a mistake).
-    "duck_bags_11": "the bag comes anyway",
-    "duck_bags_12": "a small loss: labelled an inaccuracy",
+       for i in (1, 2, 3, 4, 5, 7, 8, 9, 10, 14)},
     # nil_duck: winning the trick with my nil alive is no measurable loss here: the measurement leans the
     # other way (nil_duck_08 -51 +- 52, nil_duck_12 -3 +- 15 over 24 shared deals), so it is not extended;
     # measured further on purpose it stays so (0.9 +- 10.9 over 480 deals; -13 +- 6 over 312).

@@ -160,9 +160,10 @@ class ExpertBot(_Searcher):
 
     def play_search(self, view: HandView, totals: tuple[int, ...], bags: tuple[int, ...],
                     deadline: float | None, keep: Sequence[int] = (), max_worlds: int = 400,
-                    min_worlds: int | None = None) -> tuple[Decision, SearchStats | None]:
+                    min_worlds: int | None = None, exact: int = 0) -> tuple[Decision, SearchStats | None]:
         """The expert's card and what its search found (``None`` where a firm rule decided without
-        searching). ``keep``: cards searched on every deal whatever they show (a review's played card)."""
+        searching). ``keep``: cards searched on every deal whatever they show (a review's played card);
+        ``exact``: solve the guessed deals' last tricks exactly from that many cards left (``pimc_play``)."""
         assert view.seat is not None
         k = Knowledge.from_view(view)
         sit = situation(view, bags)
@@ -178,7 +179,7 @@ class ExpertBot(_Searcher):
         card, stats = pimc_play(view, k, totals, bags, self._deadline(deadline), self.rng, prior=rule_card,
                                 min_worlds=min_worlds, hard_deadline=self._hard(deadline), max_worlds=max_worlds,
                                 clock=self.clock, margin=0.0 if nil_live else 2.0, z=1.0 if nil_live else 2.0,
-                                keep=keep)
+                                keep=keep, exact=exact)
         if card == rule_card or stats.worlds == 0 or len(stats.means) == 1:
             why = rule_why
         else:

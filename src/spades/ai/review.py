@@ -7,7 +7,10 @@ sampled deals (common random numbers), so the standard error of their difference
 each value alone is noisy:
 
 - cards: the expert's own search (``ExpertBot.play_search``) with the played card kept on every deal;
-  where a firm rule of thumb decides (no search), both cards are played out on the same deals;
+  where a firm rule of thumb decides (no search), both cards are played out on the same deals. With
+  ``ENDGAME_CARDS`` cards or fewer left to play, each guessed deal's rest is solved exactly
+  (``spades.ai.endgame``) instead of played by the roll-out's rules of thumb, which miss endings such
+  as a made side ducking the tricks that would set the opponents;
 - bids: the expert's bidding simulation (``ExpertBot.bid_search``), which already scores every legal
   bid on the same deals;
 - blind decisions (look, or bid blind), nil exchanges, the dealer's discard, the two-handed draw (keep
@@ -45,6 +48,7 @@ from spades.ai.bidding import (
     nearest_bid,
 )
 from spades.ai.bots import ExpertBot
+from spades.ai.endgame import ENDGAME_CARDS, Endgame, solvable
 from spades.ai.knowledge import Knowledge
 from spades.ai.rollout import Rollout
 from spades.ai.search import _bid_world, world_hands
@@ -283,7 +287,7 @@ def _review_play(p: Position, bot: ExpertBot, rng: random.Random) -> ReviewedDec
     assert isinstance(p.played, Play)
     played = p.played.card
     decision, stats = bot.play_search(p.view, p.game_totals, p.bags, None, keep=(played,), max_worlds=PLAY_DEALS,
-                                      min_worlds=PLAY_DEALS // 2)
+                                      min_worlds=PLAY_DEALS // 2, exact=ENDGAME_CARDS)
     assert isinstance(decision.action, Play)
     best = decision.action.card
     if stats is not None and played in stats.values and best in stats.values:
@@ -331,6 +335,11 @@ def _paired_actions(p: Position, actions: Sequence[Action], rng: random.Random, 
     ro = Rollout(v.rules, p.bags, p.game_totals, v.bidless)
     side = v.rules.layout.side_of[me]
     same = actions[0] == actions[1]
+    # Cards near the end of the hand: the rest of each guessed deal solved exactly, as the search does.
+    solver = None
+    if solvable(v) and all(isinstance(a, Play) for a in actions):
+        bids = list(v.bids)
+        solver = Endgame(side, lambda tricks: ro.score(bids, tricks)[side])
     out: tuple[list[float], list[float]] = ([], [])
     stop = None if budget is None or budget >= 1e8 else time.monotonic() + budget
     for _ in range(deals):
@@ -344,7 +353,12 @@ def _paired_actions(p: Position, actions: Sequence[Action], rng: random.Random, 
             if i == 1 and same:
                 out[1].append(out[0][-1])
                 continue
-            out[i].append(_play_out(v, world, a, ro, rng)[side])
+            if solver is not None and isinstance(a, Play) and not isinstance(world, Hand):
+                h = hand_from_view(v, world)
+                h.apply_unchecked(a)
+                out[i].append(solver.value(h))
+            else:
+                out[i].append(_play_out(v, world, a, ro, rng)[side])
     return out
 
 

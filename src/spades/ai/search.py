@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from spades.ai.bidding import estimate_tricks
+from spades.ai.endgame import Endgame, solvable
 from spades.ai.knowledge import Knowledge
 from spades.ai.rollout import Rollout
 from spades.core.actions import Accept, Bid, BidValue, Play
@@ -96,7 +97,8 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
               rng: random.Random, prior: int | None = None, max_worlds: int = 400, min_worlds: int = 8,
               margin: float = 2.0, hard_deadline: float | None = None,
               clock: Callable[[], float] = time.monotonic, z: float = 2.0,
-              keep: Sequence[int] = (), only: Sequence[int] | None = None) -> tuple[int, SearchStats]:
+              keep: Sequence[int] = (), only: Sequence[int] | None = None,
+              exact: int = 0) -> tuple[int, SearchStats]:
     """The expert's card: the best mean utility over deals sampled until ``deadline``.
 
     With a ``prior`` (the rule-based choice) the search keeps it unless another card beats it, deal
@@ -104,7 +106,9 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
     rules of thumb are right far more often than a few dozen noisy deals can show otherwise.
     At least ``min_worlds`` deals are searched unless the caller's ``hard_deadline`` comes first.
     ``deadline`` is read on ``clock`` (the wall clock, or a CPU clock for fair matches on a busy
-    machine); ``hard_deadline`` always on ``time.monotonic``.
+    machine); ``hard_deadline`` always on ``time.monotonic``. ``exact``: with at most that many cards
+    left to play, each card is valued by solving the guessed deal's rest exactly (``spades.ai.endgame``: every
+    card seen, each side playing for its score), not by a roll-out.
     """
     assert v.seat is not None
     legal = 0
@@ -128,6 +132,10 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
     values: dict[int, list[float]] = {c: [] for c in cands}
     stats.values = values
     live = list(cands)
+    solver = None
+    if exact and solvable(v, exact):
+        bids = list(v.bids)
+        solver = Endgame(side, lambda tricks: ro.score(bids, tricks)[side])
     while stats.worlds < max_worlds:
         if (stats.worlds >= min_worlds and clock() >= deadline) or (
                 hard_deadline is not None and time.monotonic() >= hard_deadline):
@@ -138,8 +146,11 @@ def pimc_play(v: HandView, k: Knowledge, totals: Sequence[int], bags: Sequence[i
         for c in live:
             h = base.clone()
             h.play_fast(c)
-            ro.play_out(h)
-            utils[c] = ro.utility(h)[side]
+            if solver is not None:
+                utils[c] = solver.value(h)
+            else:
+                ro.play_out(h)
+                utils[c] = ro.utility(h)[side]
             values[c].append(utils[c])
             sums[c] += utils[c]
             count[c] += 1
