@@ -20,6 +20,7 @@ import httpx
 import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
+from spades.core.view import apply_event
 from spades.server.app import create_app
 from spades.server.config import ServerConfig
 from spades.server.hub import BotLevels
@@ -153,7 +154,14 @@ class Sock:
             if m["type"] == "event":
                 assert m["seq"] == self.seq + 1 or self.seq == 0, (m["seq"], self.seq)
             self.seq = m["seq"]
-        if "state" in m:
+        if m["type"] == "event" and "state" not in m:
+            # An event applies to the state after the previous one (``protocol.md``, Changes); one with a
+            # change then carries, for the tests, the state it leads to, as the whole state did before.
+            assert self.state is not None or "change" not in m, ("a change without a state before it", m)
+            self.state = apply_event(self.state, m)
+            if "change" in m:
+                m["state"] = self.state
+        elif "state" in m:
             self.state = m["state"]
         if "table" in m:
             self.table = m["table"]

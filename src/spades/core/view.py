@@ -114,17 +114,8 @@ def view_hand(hand: Hand, seat: int | None) -> HandView:
     n = hand.n
     if seat is not None and not 0 <= seat < n:
         raise ValueError(f"there is no seat {seat} at a table of {n}")
-    own: tuple[int, ...] | None = None
-    if seat is not None and hand.can_see_own_cards(seat):
-        own = tuple(cards_of(hand.hands[seat]))
-    passes = tuple((a, b, cs if sees_exchange(a, b, seat) else None) for a, b, cs in hand.passes)
+    own, passes, discard, draw_seen, top, may_bid_blind, legal = _own(hand, seat)
     over = hand.is_over
-    top = None
-    if hand.phase is Phase.DRAW and seat == hand.to_act:
-        top = hand.stock[hand.stock_pos]
-    legal: tuple[Action, ...] = ()
-    if seat is not None and not over:
-        legal = tuple(hand.legal_actions(seat))
     return HandView(
         rules=hand.rules,
         seat=seat,
@@ -139,13 +130,12 @@ def view_hand(hand: Hand, seat: int | None) -> HandView:
         current=tuple(hand.current),
         broken=hand.broken,
         passes=passes,
-        discard=hand.discard if seat == hand.dealer and hand.discard else None,  # (only the dealer discards)
+        discard=discard,
         discard_count=len(hand.discard),
-        draw_seen=tuple(hand.draw_seen[seat]) if seat is not None else (),
+        draw_seen=draw_seen,
         top_card=top,
         stock_left=max(0, 4 * hand.layout.hand_size - hand.stock_pos) if n == 2 else 0,
-        may_bid_blind=seat is not None and hand.blind_ok[seat] and not hand.looked[seat]
-        and hand.bids[seat] is None,
+        may_bid_blind=may_bid_blind,
         blind_sides=hand.context.blind_sides,
         bidless=hand.context.bidless,
         legal=legal,
@@ -153,6 +143,242 @@ def view_hand(hand: Hand, seat: int | None) -> HandView:
         sides=side_status(hand.rules, None if hand.context.bidless else hand.bids, hand.tricks_taken,
                           hand.layout.hand_size - hand.trick_no, _spoken(hand)),
     )
+
+
+_Own = tuple[tuple[int, ...] | None, tuple[tuple[int, int, tuple[int, ...] | None], ...], tuple[int, ...] | None,
+             tuple[int, ...], int | None, bool, tuple[Action, ...]]
+
+
+def _own(hand: Hand, seat: int | None) -> _Own:
+    # What depends on who looks (``OWN_FIELDS``): the one place each of these is decided.
+    own: tuple[int, ...] | None = None
+    if seat is not None and hand.can_see_own_cards(seat):
+        own = tuple(cards_of(hand.hands[seat]))
+    passes = tuple((a, b, cs if sees_exchange(a, b, seat) else None) for a, b, cs in hand.passes)
+    top = None
+    if hand.phase is Phase.DRAW and seat == hand.to_act:
+        top = hand.stock[hand.stock_pos]
+    legal: tuple[Action, ...] = ()
+    if seat is not None and not hand.is_over:
+        legal = tuple(hand.legal_actions(seat))
+    discard = hand.discard if seat == hand.dealer and hand.discard else None  # (only the dealer discards)
+    draw_seen = tuple(hand.draw_seen[seat]) if seat is not None else ()
+    may_bid_blind = (seat is not None and hand.blind_ok[seat] and not hand.looked[seat]
+                     and hand.bids[seat] is None)
+    return own, passes, discard, draw_seen, top, may_bid_blind, legal
+
+
+OWN_FIELDS = ("seat", "hand", "passes", "discard", "draw_seen", "top_card", "may_bid_blind", "legal")
+"""The fields of ``HandView.to_dict`` that depend on who looks; every other field is the same for every
+viewer (a spectator's view has them all)."""
+
+
+def public_fields(hand: Hand) -> dict[str, Any]:
+    """The fields of a view of ``hand`` that every viewer shares (``HandView.to_dict`` without
+    ``OWN_FIELDS``): built once per position, however many look."""
+    d = view_hand(hand, None).to_dict()
+    for key in OWN_FIELDS:
+        del d[key]
+    return d
+
+
+def own_fields(hand: Hand, seat: int | None) -> dict[str, Any]:
+    """The fields of ``seat``'s view that depend on who looks (``OWN_FIELDS``), as ``HandView.to_dict``
+    writes them: ``{**public_fields(hand), **own_fields(hand, seat)} == view_hand(hand, seat).to_dict()``."""
+    if seat is not None and not 0 <= seat < hand.n:
+        raise ValueError(f"there is no seat {seat} at a table of {hand.n}")
+    own, passes, discard, draw_seen, top, may_bid_blind, legal = _own(hand, seat)
+    codes = CARD_CODES
+    return {
+        "seat": seat,
+        "hand": None if own is None else [codes[c] for c in own],
+        "passes": [{"from": a, "to": b, "cards": None if cs is None else [codes[c] for c in cs]}
+                   for a, b, cs in passes],
+        "discard": None if discard is None else [codes[c] for c in discard],
+        "draw_seen": [codes[c] for c in draw_seen],
+        "top_card": None if top is None else card_code(top),
+        "may_bid_blind": may_bid_blind,
+        "legal": legal_to_json(legal),
+    }
+
+
+def change_of(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What changed from ``before`` to ``after`` (two states a client is shown, or two views), so that
+    ``apply_change(before, change_of(before, after)) == after``. Pure: values are compared, no rule is
+    worked out. A field whose value is the same is left out; otherwise (``docs/protocol.md``, Changes):
+
+    - a dict that was a dict: its own change (``{"view": {"to_act": 2}}``);
+    - a list that grew at its end: ``"+name"``, the new entries (``{"+tricks": [{...}]}``);
+    - a list of the same length with at most half its entries changed, or only dict entries that kept
+      their keys: ``"@name"``, those entries by index, a dict entry as its change (``{"@sides": {"1":
+      {"tricks": 5, "needed": 2}}}``);
+    - ``legal`` made only of the viewer's plays: ``"legal_plays"``, their cards (``["2D", "KD"]``);
+    - anything else: the new value."""
+    out: dict[str, Any] = {}
+    if "won" in before:
+        raise ValueError("a trick closed is a change, not a field")
+    for key, value in after.items():
+        if key not in before:
+            out[key] = value
+            continue
+        old = before[key]
+        if old == value and type(old) is type(value):
+            continue
+        if isinstance(old, dict) and isinstance(value, dict):
+            out[key] = change_of(old, value)
+        elif isinstance(old, list) and isinstance(value, list):
+            kind = _one_kind(value, after.get("seat")) if key == "legal" else None
+            if kind is not None:
+                out[f"legal_{kind}s"] = [a[kind] for a in value]
+            elif len(value) > len(old) and value[:len(old)] == old:
+                out["+" + key] = value[len(old):]
+            elif len(value) == len(old) and len(old) > 1:
+                changed = [i for i, (x, y) in enumerate(zip(old, value, strict=True))
+                           if x != y or type(x) is not type(y)]
+                nested = all(isinstance(old[i], dict) and isinstance(value[i], dict)
+                             and old[i].keys() == value[i].keys() for i in changed)
+                if nested or (len(changed) * 2 <= len(old)
+                              and not any(isinstance(old[i], dict) and isinstance(value[i], dict) for i in changed)):
+                    out["@" + key] = {str(i): change_of(old[i], value[i]) if nested else value[i] for i in changed}
+                else:
+                    out[key] = value
+            else:
+                out[key] = value
+        else:
+            out[key] = value
+    for key in before:
+        if key not in after:
+            raise ValueError(f"a change cannot remove the field {key!r}")
+    return out
+
+
+LISTED_KINDS = ("play", "bid")
+"""Legal actions a change lists by value alone when they are all of one of these kinds (``legal_plays``,
+``legal_bids``)."""
+
+
+def _one_kind(legal: list[Any], seat: Any) -> str | None:
+    # The kind all of a viewer's legal actions share, when they are plays or bids of its own seat only.
+    if not legal or seat is None:
+        return None
+    for kind in LISTED_KINDS:
+        if all(len(a) == 2 and a.get("seat") == seat and kind in a for a in legal):
+            return kind
+    return None
+
+
+def apply_change(state: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """A state (or a view) with a change applied (``change_of``): a new dict, ``state`` is left as it
+    was. The browser's twin is ``applyChange`` in ``js/events.js``."""
+    out = dict(state) if "won" not in change else close_trick(state, change["won"])
+    for key, value in change.items():
+        if key == "won":
+            continue
+        if key[:1] == "+":
+            out[key[1:]] = [*out[key[1:]], *value]
+        elif key[:1] == "@":
+            entries = list(out[key[1:]])
+            for index, entry in value.items():
+                i = int(index)
+                old = entries[i]
+                entries[i] = apply_change(old, entry) if isinstance(old, dict) and isinstance(entry, dict) else entry
+            out[key[1:]] = entries
+        elif key in _LISTED:
+            kind = _LISTED[key]
+            out["legal"] = [{"seat": out["seat"], kind: v} for v in value]
+        elif isinstance(out.get(key), dict) and isinstance(value, dict):
+            out[key] = apply_change(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+_LISTED = {f"legal_{kind}s": kind for kind in LISTED_KINDS}
+
+
+def act_on(view: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
+    """A view (or part of one) after an action as every client sees it (``action_to_dict``), as far as
+    the action itself says: a bid is written in ``bids`` (a number as its digits: ``{"bid": 4}`` is
+    ``"4"``); a card played joins ``current``, the seat holds one card fewer, and the player's own hand
+    loses it. Nothing else (whose turn, who wins the trick, whether it closed, a contract's status) is
+    worked out: that comes in the change. A new dict; fields the part has not are left alone; other
+    actions change nothing here. The browser's twin is ``actOn`` in ``js/events.js``."""
+    if "play" in action:
+        return play_on(view, action["seat"], action["play"])
+    if "bid" in action and "bids" in view:
+        bid = action["bid"]
+        bids = list(view["bids"])
+        bids[action["seat"]] = str(bid) if isinstance(bid, int) else bid
+        return {**view, "bids": bids}
+    return view
+
+
+def play_on(view: dict[str, Any], seat: int, card: str) -> dict[str, Any]:
+    """A view (or part of one) after ``seat`` played ``card``: ``act_on`` for a card."""
+    out = dict(view)
+    if "current" in out:
+        out["current"] = [*out["current"], [seat, card]]
+    if "hand_sizes" in out:
+        sizes = list(out["hand_sizes"])
+        sizes[seat] -= 1
+        out["hand_sizes"] = sizes
+    if out.get("seat") == seat and out.get("hand") is not None and card in out["hand"]:
+        held = list(out["hand"])
+        held.remove(card)
+        out["hand"] = held
+    return out
+
+
+def close_trick(view: dict[str, Any], winner: int) -> dict[str, Any]:
+    """A view after the trick on the table closed, won by ``winner`` (the engine's, from the change's
+    ``won``): the cards of ``current`` become the last finished trick, the winner's count goes up, and
+    the table is empty (so ``trick_winner``, the winner of the cards on the table, is ``null``). A new
+    dict. The browser's twin is ``closeTrick`` in ``js/events.js``."""
+    out = dict(view)
+    current = out["current"]
+    out["tricks"] = [*out["tricks"], {"leader": current[0][0], "cards": current, "winner": winner}]
+    taken = list(out["tricks_taken"])
+    taken[winner] += 1
+    out["tricks_taken"] = taken
+    out["current"] = []
+    out["trick_winner"] = None
+    return out
+
+
+def closed_trick(before: dict[str, Any], after: dict[str, Any]) -> int | None:
+    """The winner of the trick ``before`` shows complete on the table when ``after`` has it as its next
+    finished trick (what ``close_trick`` does then gives ``after``'s tricks); ``None`` otherwise."""
+    current = before.get("current")
+    done = after.get("tricks")
+    if not current or done is None or len(current) != len(before.get("hand_sizes") or ()):
+        return None
+    k = len(before["tricks"])
+    if len(done) <= k or done[k]["cards"] != current or done[k]["leader"] != current[0][0]:
+        return None
+    return int(done[k]["winner"])
+
+
+def apply_event(state: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any] | None:
+    """The state a client shows after one ``event`` message (``docs/protocol.md``): its whole ``state``
+    when it carries one; otherwise its action (``act_on``) and then its ``change`` (``apply_change``);
+    when the change moves the view's ``to_act`` and says nothing of ``turn``, ``turn.seat`` follows it
+    (the two are always the same seat). ``state`` must be the one after the previous event."""
+    if "state" in message:
+        return message["state"]  # type: ignore[no-any-return]
+    if state is None:
+        return None
+    event = message.get("event") or {}
+    action = event.get("action") if event.get("kind") == "action" else None
+    if action is not None and state.get("view") is not None:
+        state = {**state, "view": act_on(state["view"], action)}
+    change = message.get("change")
+    if change is None:
+        return state
+    state = apply_change(state, change)
+    view = state.get("view")
+    if "turn" not in change and isinstance(view, dict) and "to_act" in change.get("view", {}):
+        state["turn"] = {**state["turn"], "seat": view["to_act"]}  # (``turn.seat`` is the view's ``to_act``)
+    return state
 
 
 def _spoken(hand: Hand) -> list[bool]:

@@ -31,6 +31,8 @@ from typing import Any
 
 from websockets.asyncio.client import connect
 
+from spades.core.view import apply_event
+
 HUMANS_PER_TABLE = 2
 """Seats 0 and 2 are simulated people; seats 1 and 3 are random bots."""
 
@@ -53,6 +55,11 @@ class Totals:
     errors: int = 0
     closed: int = 0
     events: int = 0
+    window: float | None = None
+    """When the measured window started (``time.perf_counter``): the setup's messages are not counted."""
+    window_events: int = 0
+    window_event_bytes: int = 0
+    """Bytes of the ``event`` messages received in the window (UTF-8), over ``window_events`` of them."""
 
 
 def _free_port() -> int:
@@ -148,6 +155,7 @@ async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableSt
             stats.sent[-counter - 1_000_000 * seat] = time.perf_counter()  # keyed by client id until the ack
             await ws.send(json.dumps({"type": "action", "id": cid, "seq": seq, "action": _choose(view, rng)}))
 
+        shown: dict[str, Any] | None = None  # the state as the events applied make it (protocol.md, Changes)
         while not stop.is_set():  # cancelled at the end of the step
             raw = await ws.recv()
             now = time.perf_counter()
@@ -156,6 +164,12 @@ async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableSt
             if kind == "event":
                 stats.received.setdefault(m["seq"], []).append(now)
                 totals.events += 1
+                if totals.window is not None and now >= totals.window:
+                    totals.window_events += 1
+                    totals.window_event_bytes += len(raw) if isinstance(raw, bytes) else len(raw.encode())
+                shown = apply_event(shown, m)
+            elif kind in ("snapshot", "state"):
+                shown = m["state"]
             elif kind == "ack" and m.get("id", "").startswith("b"):
                 key = -int(m["id"][1:]) - 1_000_000 * seat
                 t = stats.sent.pop(key, None)
@@ -165,7 +179,7 @@ async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableSt
                     totals.actions += 1
             elif kind == "error":
                 totals.errors += 1
-            state = m.get("state")
+            state = shown if kind in ("snapshot", "state") or "state" in m or "change" in m else None
             if state is None:
                 continue
             view = state.get("view")
@@ -339,7 +353,7 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
     await asyncio.sleep(1.0)
     rss_connected = rss()
     cpu_before = cpu_total()
-    start = time.perf_counter()
+    start = totals.window = time.perf_counter()
     actions_before = totals.actions
     await asyncio.sleep(seconds)
     elapsed = time.perf_counter() - start
@@ -369,6 +383,7 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
             "actions": actions, "ack_p50_local_ms": pct(0.5, local_acks), "ack_p50_forwarded_ms": pct(0.5, remote_acks),
             "ack_p95_local_ms": pct(0.95, local_acks), "ack_p95_forwarded_ms": pct(0.95, remote_acks),
             "actions_per_s": round(actions / elapsed, 1), "events_received": totals.events,
+            "bytes_per_event_per_viewer": round(totals.window_event_bytes / max(1, totals.window_events), 1),
             "p50_ms": pct(0.50), "p95_ms": pct(0.95), "p99_ms": pct(0.99), "errors": totals.errors,
             "rss_mb": round(rss_after / 1024, 1), "server_cpu_s": round(cpu, 2),
             "server_cpu_ms_per_event": round(1000 * cpu / max(1, server_events_in(all_stats, start)), 2),
@@ -407,7 +422,9 @@ def run_bench(steps: list[int], seconds: float = 10.0, think: float = 1.0, basel
         if baseline is not None:
             ratios.append({"players": n, "p95": _ratio(before["p95_ms"], row["p95_ms"]),
                            "cpu_ms_per_event": _ratio(before["server_cpu_ms_per_event"],
-                                                      row["server_cpu_ms_per_event"])})
+                                                      row["server_cpu_ms_per_event"]),
+                           "bytes_per_event": _ratio(before["bytes_per_event_per_viewer"],
+                                                     row["bytes_per_event_per_viewer"])})
     this = [r for r in rows if r["server"] == "this" and r["processes"] == rows[0]["processes"]]
     over = next((r["players"] for r in this if r["p95_ms"] is not None and r["p95_ms"] > 100), None)
     out = {"steps": rows, "p95_over_100ms_at": over, "think_seconds": think, "humans_per_table": HUMANS_PER_TABLE}

@@ -232,7 +232,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             return
         t = Table(title=f"spades server (think {think} s, {figures['humans_per_table']} people + bots a table)")
         cols = ["server", "processes", "players", "tables", "actions_per_s", "p50_ms", "p95_ms", "p99_ms",
-                "server_cpu_ms_per_event", "kib_per_connection", "rss_mb", "errors"]
+                "server_cpu_ms_per_event", "bytes_per_event_per_viewer", "kib_per_connection", "rss_mb", "errors"]
         if max(ks) > 1:
             cols[-3:-1] = ["ack_p50_local_ms", "ack_p50_forwarded_ms"]
         for c in cols:
@@ -243,4 +243,5 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         typer.echo(f"p95 first over 100 ms at: {figures['p95_over_100ms_at'] or 'never in these steps'} players")
         for r in figures.get("ratios", []):
             typer.echo(f"{r['players']} players: baseline / this = {r['p95']} for p95, "
-                       f"{r['cpu_ms_per_event']} for server CPU per event")
+                       f"{r['cpu_ms_per_event']} for server CPU per event, {r['bytes_per_event']} for bytes per "
+                       "event per viewer")

@@ -40,6 +40,8 @@ from spades.server.protocol import (
     clean_chat,
     client_id_of,
     encode_message,
+    event_payloads,
+    full_state,
     parse_action,
     project_event,
 )
@@ -638,7 +640,11 @@ class Hub:
 
     def state(self, t: TableState, viewer: int | None) -> dict[str, Any]:
         """The per-viewer state: ``TableState.game_state`` plus the turn clock."""
-        st = t.game_state(viewer)
+        return full_state(self.public_state(t), t.own_fields(viewer))
+
+    def public_state(self, t: TableState) -> dict[str, Any]:
+        """What every viewer's state shares (``TableState.public_state``) plus the turn clock."""
+        st = t.public_state()
         deadline = self.deadlines.get(t.id)
         now = self.clock()
         st["turn"] = {"seat": t.to_act(),
@@ -650,22 +656,18 @@ class Hub:
     def _broadcast(self, t: TableState, rows: list[EventRow]) -> None:
         """Send rows to every connection: each distinct payload (one per seat looking, one for all the
         spectators) is built and encoded once."""
-        cache: dict[int | None, list[str]] = {}
         # The table's description goes along when a seat or its status changed (the first deal may come
         # after the seat changes, once the client seeds are in).
         seats_changed = any(r.kind in ("seat", "claim") or (r.kind == "deal" and r.data.get("hand") == 0) for r in rows)
         info = t.info() if seats_changed else None
-        for conn in list(self.conns[t.id]):
-            viewer = self.viewer_of(t, conn)
-            texts = cache.get(viewer)
-            if texts is None:
-                msgs = [{"type": "event", "seq": r.seq, "event": project_event(r, viewer, t.rules.layout)}
-                        for r in rows]
-                msgs[-1]["state"] = self.state(t, viewer)
-                if info is not None:
-                    msgs[-1]["table"] = info
-                texts = cache[viewer] = [encode_message(m) for m in msgs]
-            for text in texts:
+        conns = [(conn, self.viewer_of(t, conn)) for conn in list(self.conns[t.id])]
+        if not conns:
+            t.shown = None  # nobody to send to: whoever comes gets a whole state first
+            return
+        texts, t.shown = event_payloads(rows, t.rules.layout, [v for _, v in conns], self.public_state(t),
+                                        t.own_fields, t.shown, info)
+        for conn, viewer in conns:
+            for text in texts[viewer]:
                 conn.send_text(text)
 
     def send_table_info(self, t: TableState) -> None:
@@ -802,6 +804,15 @@ class Hub:
                 await self.hello(conn, msg)
             except StorageBusy:
                 raise ProtocolError("storage_busy", "the database is busy: try again in a few seconds") from None
+            return
+        if kind == "state":  # a client that missed an event asks for its whole state
+            if not conn.attached:
+                raise ProtocolError("hello_first", "send hello first")
+            async with self.locks[conn.table_id]:
+                t = await self._load(conn.table_id)
+                if t is None:
+                    raise ProtocolError("no_table", "there is no such table")
+                conn.send({"type": "state", "seq": t.seq, "state": self.state(t, self.viewer_of(t, conn))})
             return
         self._handler(conn, kind)
         if kind in CHANGES:

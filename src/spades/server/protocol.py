@@ -10,6 +10,8 @@ goes through it, and every state it receives is built from ``view_hand``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -20,7 +22,7 @@ from spades.core.errors import CardError, IllegalActionError, SpadesError
 from spades.core.hand import Hand
 from spades.core.record import parse_bid
 from spades.core.rules import Layout
-from spades.core.view import action_seen
+from spades.core.view import act_on, action_seen, action_to_dict, change_of, close_trick, closed_trick
 from spades.storage.base import EventRow
 
 PROTOCOL_VERSION = 1
@@ -262,3 +264,106 @@ def project_event(row: EventRow, viewer: int | None, layout: Layout) -> dict[str
     elif row.kind == "over":
         out.update(winner=d["winner"], totals=d["totals"])
     return out
+
+
+# ---------------------------------------------------------------------- what each viewer is sent
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a table's viewers were last sent, as of event ``seq``: the state every viewer shares
+    (``public``, whose view holds only the shared fields) and each viewer's own view fields (``own``, by
+    seat, ``None`` for the spectators)."""
+
+    seq: int
+    public: dict[str, Any]
+    own: dict[int | None, dict[str, Any]]
+
+
+FULL_STATE_KINDS = frozenset({"seat"})
+"""Rows after which every viewer gets its whole state instead of a change: a seat change (a socket may
+now look from another seat)."""
+
+
+def full_state(public: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    """One viewer's whole state: the shared state with the viewer's own view fields."""
+    view = public.get("view")
+    return public if view is None else {**public, "view": {**view, **own}}
+
+
+def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | None], public: dict[str, Any],
+                   own: Callable[[int | None], dict[str, Any]], shown: Shown | None,
+                   table: dict[str, Any] | None = None) -> tuple[dict[int | None, list[str]], Shown]:
+    """The encoded messages each viewer gets for new rows, and what they have been shown after them.
+
+    Each row is an ``event`` message projected for the viewer (``project_event``). The last one carries
+    the viewer's ``change`` (``spades.core.view.change_of``: the fields of the shared state that changed
+    since ``shown``, and of the viewer's own view fields; a viewer not in ``shown`` gets all its own
+    fields), or its whole ``state`` when nothing was shown before (``shown`` is ``None`` or not at the
+    event before these rows) or a row of ``FULL_STATE_KINDS`` is among them. ``turn`` is always in a
+    change (its seconds left count down). ``table`` goes on the last message when given. Each distinct
+    payload is encoded once and shared by every viewer that gets it."""
+    viewers = list(dict.fromkeys(viewers))
+    owns = {v: own(v) for v in viewers}
+    after = Shown(rows[-1].seq, public, owns)
+    full = (shown is None or shown.seq != rows[0].seq - 1 or public.get("view") is None
+            or any(r.kind in FULL_STATE_KINDS for r in rows))
+    # Rows every viewer sees alike are projected and encoded once.
+    private = any(r.kind == "seed" or (r.kind == "action" and r.data["action"]["a"] in ("pass", "discard", "draw"))
+                  for r in rows)
+    shared_change: dict[str, Any] = {}
+    acts = [] if full else [a for r in rows if r.kind == "action"
+                            for a in (action_to_dict(decode_action(r.data["action"]), marked=True),)
+                            if "play" in a or "bid" in a]
+    if not full:
+        assert shown is not None
+        base = shown.public
+        for a in acts:  # what the client does with a bid or a card played (``apply_event``)
+            base = {**base, "view": act_on(base["view"], a)}
+        won = closed_trick(base["view"], public["view"]) if acts else None
+        if won is not None:  # the trick on the table closed: its winner says it all
+            base = {**base, "view": close_trick(base["view"], won)}
+        shared_change = change_of(base, public)
+        if won is not None:
+            shared_change["view"] = {"won": won, **shared_change.get("view", {})}
+        turn = public.get("turn")
+        if isinstance(turn, dict) and turn.get("seconds_left") is not None:
+            shared_change["turn"] = turn  # a running clock: its seconds left, whoever saw it when
+        elif (shared_change.get("turn") == {"seat": public["view"]["to_act"]}
+              and "to_act" in shared_change.get("view", {})):
+            del shared_change["turn"]  # the client moves ``turn.seat`` with ``to_act``
+    heads: dict[Any, list[str]] = {}
+    texts: dict[tuple[Any, ...], list[str]] = {}
+    out: dict[int | None, list[str]] = {}
+    for v in viewers:
+        key_rows: Any = v if private else "*"
+        last: dict[str, Any]
+        if full:
+            key: tuple[Any, ...] = ("state", v)
+        else:
+            assert shown is not None
+            before = shown.own.get(v)
+            if before is not None:
+                for a in acts:
+                    before = act_on(before, a)
+            mine = owns[v] if before is None else change_of(before, owns[v])
+            key = ("change", key_rows, encode_message(mine) if mine else "")
+        got = texts.get(key)
+        if got is None:
+            head = heads.get(key_rows)
+            msgs = [{"type": "event", "seq": r.seq, "event": project_event(r, v, layout)} for r in rows]
+            if head is None:
+                head = heads[key_rows] = [encode_message(m) for m in msgs[:-1]]
+            last = msgs[-1]
+            if full:
+                last["state"] = full_state(public, owns[v])
+            else:
+                change = shared_change
+                if mine:
+                    change = {**shared_change, "view": {**shared_change.get("view", {}), **mine}}
+                last["change"] = change
+            if table is not None:
+                last["table"] = table
+            got = texts[key] = [*head, encode_message(last)]
+        out[v] = got
+    return out, after

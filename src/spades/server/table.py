@@ -14,7 +14,7 @@ from spades.core.actions import Action
 from spades.core.game import Game
 from spades.core.hand import deal_order
 from spades.core.scoring import tie_note
-from spades.core.view import view_hand
+from spades.core.view import own_fields, public_fields
 from spades.server.protocol import ProtocolError, decode_action, encode_action
 from spades.shuffle import fair
 from spades.storage.base import EventRow, TableRow
@@ -91,6 +91,9 @@ class TableState:
         """Seats whose (disconnected) player timed out: a bot plays them until they come back."""
         self.rematch: dict[str, Any] | None = None
         """The table a finished game's players were asked to for a rematch (spades.server.rematch)."""
+        self.shown: Any = None
+        """What its viewers were last sent (``spades.server.protocol.Shown``): the next events carry
+        only what changed since."""
 
     # ------------------------------------------------------------------ reading
 
@@ -158,9 +161,22 @@ class TableState:
                 "rematch": self.rematch}
 
     def game_state(self, viewer: int | None) -> dict[str, Any]:
-        """The state a viewer may see: the current hand's view (from ``view_hand``) and the score."""
+        """The state a viewer may see: the current hand's view (exactly ``view_hand``'s) and the score."""
+        st = self.public_state()
+        if st["view"] is not None:
+            st["view"] = {**st["view"], **self.own_fields(viewer)}
+        return st
+
+    def own_fields(self, viewer: int | None) -> dict[str, Any]:
+        """The fields of ``viewer``'s view that depend on who looks (``spades.core.view.own_fields``;
+        empty before the first deal)."""
+        return own_fields(self.game.hand, viewer) if self.game.hands else {}
+
+    def public_state(self) -> dict[str, Any]:
+        """What every viewer's state shares: ``game_state`` with only the view's shared fields
+        (``spades.core.view.public_fields``); ``own_fields`` completes it for one viewer."""
         g = self.game
-        view = view_hand(g.hand, viewer).to_dict() if g.hands else None
+        view = public_fields(g.hand) if g.hands else None
         results = [{"misdeal": r.misdeal, "points": [s.points for s in r.sides],
                     "bags": [s.bags_total for s in r.sides], "tricks": list(r.tricks)} for r in g.results]
         # Why a game past its end goes on (a tie for the lead), in the engine's words.

@@ -4,14 +4,14 @@
 // (offline, the score keeper scores with its twin, js/scoring.js, kept here like every script), and the
 // score keeper keeps its own games in localStorage.
 
-const CACHE = "spades-pages-v25";
+const CACHE = "spades-pages-v26";
 const SHELL = [
   "/", "/index.html", "/score.html", "/rules.html", "/cards.html", "/table.html", "/replay.html", "/verify.html",
   "/lab.html", "/player.html",
   "/css/site.css", "/css/review.css", "/icons/favicon.svg",
   "/js/common.js", "/js/cards.js", "/js/rulesform.js", "/js/score.js", "/js/rules.js", "/js/home.js",
   "/js/cards-page.js", "/js/table.js", "/js/replay.js", "/js/verify.js", "/js/deal.js", "/js/seeds.js", "/js/lab.js", "/js/player.js",
-  "/js/review.js", "/js/scoring.js",
+  "/js/review.js", "/js/scoring.js", "/js/events.js",
 ];
 
 self.addEventListener("install", (event) => {

@@ -5,6 +5,7 @@
 
 import { api, el, loadJSON, replaceChildren, rulesCatalogue, rulesLine, saveJSON, signed } from "./common.js";
 import { cardBack, cardName, cardSVG, sortHand } from "./cards.js";
+import { applyEvent } from "./events.js";
 import { SeedKeeper } from "./seeds.js";
 
 const PROTOCOL_VERSION = 1;
@@ -139,6 +140,8 @@ function onMessage(msg) {
       setConn("", "");
       break;
     case "snapshot":
+      needState = false;
+      applied = null;
       table = msg.table;
       chat = msg.chat || [];
       lastSeq = msg.seq;
@@ -146,6 +149,8 @@ function onMessage(msg) {
       break;
     case "state":
       lastSeq = msg.seq;
+      needState = false;
+      applied = null;
       setState(msg.state, true);
       break;
     case "event":
@@ -173,7 +178,16 @@ function onMessage(msg) {
   render();
 }
 
+let needState = false; // an event was missed: changes wait until the whole state asked for comes
+let applied = null; // the state with the events of a batch so far applied (the batch's last brings its change)
+
 function onEvent(msg) {
+  if (lastSeq !== null && msg.seq !== lastSeq + 1 && !msg.state) {
+    // A gap (docs/protocol.md, "Changes"): a change applies only to the state just before it.
+    if (!needState) send({ type: "state" });
+    needState = true;
+    applied = null;
+  }
   lastSeq = msg.seq;
   const ev = msg.event || {};
   if (ev.kind === "chat") {
@@ -194,7 +208,22 @@ function onEvent(msg) {
     if (summaryFor === ev.hand) addVerifyLink(ev.hand);
   }
   if (msg.table) table = msg.table;
-  if (msg.state) setState(msg.state, false);
+  if (msg.state) {
+    needState = false;
+    applied = null;
+    setState(msg.state, false);
+  } else if (!needState) {
+    const base = applied || state;
+    if (base) {
+      // The events of a batch apply in turn; the last one brings the change, and is shown.
+      const next = applyEvent(base, msg);
+      applied = msg.change ? null : next;
+      if (msg.change) setState(next, false);
+    } else if (msg.change) {
+      send({ type: "state" }); // nothing to apply it to (should not happen)
+      needState = true;
+    }
+  }
 }
 
 function onError(msg) {

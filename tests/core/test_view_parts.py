@@ -1,0 +1,77 @@
+"""The view in two parts, and changes between views: the shared fields (``public_fields``) and a viewer's
+own (``own_fields``) make exactly ``view_hand``'s view at every step of seeded games in every preset; and
+``change_of`` / ``apply_change`` / ``act_on`` / ``close_trick`` carry one view to the next exactly."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from spades.core import Game, seeded_shuffler
+from spades.core.presets import PRESETS, load_rules
+from spades.core.view import (
+    OWN_FIELDS,
+    act_on,
+    action_to_dict,
+    apply_change,
+    change_of,
+    close_trick,
+    closed_trick,
+    own_fields,
+    public_fields,
+    view_hand,
+)
+
+from .support import choose
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_two_parts_make_the_view_and_changes_carry_it(preset: str) -> None:
+    rules = load_rules(preset)
+    seed = sum(map(ord, preset))
+    rng = random.Random(seed)
+    game = Game(rules, first_dealer=0, shuffler=seeded_shuffler(seed), clock=(lambda: 0.0)
+                if rules.time_limit_minutes else None)
+    viewers = [*range(rules.layout.n), None]
+    before = {v: view_hand(game.hand, v).to_dict() for v in viewers}
+    closes = 0
+    for _ in range(400):
+        if game.over:
+            break
+        hand_no = len(game.hands)
+        action = choose(rng, game.legal_actions())
+        game.apply(action)
+        if len(game.hands) != hand_no:  # a new hand: views start again
+            before = {v: view_hand(game.hand, v).to_dict() for v in viewers}
+            continue
+        shared = public_fields(game.hand)
+        assert not set(shared) & set(OWN_FIELDS)
+        for v in viewers:
+            after = view_hand(game.hand, v).to_dict()
+            assert {**shared, **own_fields(game.hand, v)} == after
+            # What a client does with the action as every client sees it, then the change.
+            base = act_on(before[v], action_to_dict(action, marked=True))
+            won = closed_trick(base, after)
+            if won is not None:
+                base = close_trick(base, won)
+                closes += v is None
+            change = change_of(base, after)
+            assert apply_change(base, change) == after
+            assert apply_change(before[v], change_of(before[v], after)) == after
+            before[v] = after
+    assert closes > 0
+
+
+def test_a_change_holds_only_what_changed() -> None:
+    before = {"a": 1, "view": {"tricks": [1], "sides": [{"x": 1, "y": 2}, {"x": 3, "y": 4}], "legal": [],
+                               "seat": 2, "sizes": [3, 3, 3, 3]}}
+    after = {"a": 1, "view": {"tricks": [1, 2], "sides": [{"x": 1, "y": 2}, {"x": 3, "y": 5}],
+                              "legal": [{"seat": 2, "play": "AS"}], "seat": 2, "sizes": [3, 2, 3, 3]}}
+    change = change_of(before, after)
+    assert change == {"view": {"+tricks": [2], "@sides": {"1": {"y": 5}}, "legal_plays": ["AS"],
+                               "@sizes": {"1": 2}}}
+    assert apply_change(before, change) == after
+    assert before["view"]["tricks"] == [1]  # (a new dict: the old state is left as it was)
+    with pytest.raises(ValueError, match="remove the field"):
+        change_of({"a": 1, "b": 2}, {"a": 1})
