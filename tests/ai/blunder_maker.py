@@ -1,5 +1,8 @@
 """Builds the labelled blunder suite in ``tests/data/blunders/`` (run once: ``python tests/ai/blunder_maker.py``).
 
+Running it again would undo the measured rewrites of 2026-12-03 (``tests/data/blunders/README.md``,
+``blunder_refill.py``): positions whose blunder an independent measurement showed to cost nothing.
+
 Seeded games between mixed players are searched for positions where a rule every good player agrees
 on decides the answer from the acting seat's own knowledge (its cards, the bids, the cards played).
 Each position is saved as a ``spades-record/1`` game cut just before the decision, with an extra

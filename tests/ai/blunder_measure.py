@@ -51,7 +51,7 @@ from spades.core.view import hand_from_view
 from spades.variants import read_record
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from ai.blunders import Position, load_positions
+from ai.blunders import BLUNDER_DIR, Position, load_positions
 
 
 class DoubleDummy:
@@ -203,8 +203,9 @@ def main() -> None:
     ap.add_argument("--policy", choices=["dd", "ab", "expert", "rollout"], default="dd",
                     help="dd: plain minimax; ab: the same values by spades.ai.endgame (alpha-beta, faster)")
     ap.add_argument("--budget", type=float, default=0.02, help="the expert's seconds a card (--policy expert)")
+    ap.add_argument("--dir", help="the blunder positions' folder (default tests/data/blunders)")
     args = ap.parse_args()
-    by_name = {p.name: p for p in load_positions()}
+    by_name = {p.name: p for p in load_positions(Path(args.dir) if args.dir else BLUNDER_DIR)}
     for path in sorted((Path(__file__).resolve().parents[1] / "data" / "close_calls").glob("*.json")):
         # A close call: its first action measured as the good one, its second as the blunder.
         data = json.loads(path.read_text(encoding="utf-8"))

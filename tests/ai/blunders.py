@@ -26,10 +26,10 @@ class Position:
     forbidden: list[dict[str, Any]] | None
 
 
-def load_positions() -> list[Position]:
+def load_positions(directory: Path = BLUNDER_DIR) -> list[Position]:
     """Every blunder position, sorted by file name."""
     out = []
-    for path in sorted(BLUNDER_DIR.glob("*.json")):
+    for path in sorted(directory.glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         b = data["blunder"]
         out.append(Position(path.stem, read_record(data), b["seat"], b["label"], b.get("expected"), b.get("forbidden")))
