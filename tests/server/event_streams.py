@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, cast
@@ -115,7 +116,10 @@ def play(rules: Any, seed: int, batches: int = 400, timed: bool = False) -> list
 
 
 def run(rules: Any, seed: int, batches: int = 400, timed: bool = False) -> list[ViewerStream]:
-    """``play`` inside an event loop (the hub's queues want one)."""
+    """``play`` inside an event loop of its own (the hub's queues want one), on a thread of its own: the
+    calling thread may already run a loop (Playwright's sync API keeps one running in a pytest-xdist worker
+    that ran a browser test before), and ``asyncio.run`` refuses to start inside a running loop."""
     async def go() -> list[ViewerStream]:
         return play(rules, seed, batches, timed)
-    return asyncio.run(go())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, go()).result()
