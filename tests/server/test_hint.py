@@ -91,7 +91,7 @@ def test_every_hint_matches_suggest_is_legal_goes_only_to_the_asker_and_changes_
         assert action == action_to_dict(decision.action, marked=True) and reason == decision.reason
         for i, other in enumerate(socks):  # only the asker hears it
             if i != seat:
-                assert not [x for x in other.drain(0.02) if x["type"] == "hint"]
+                assert not [x for x in other.sync() if x["type"] == "hint"]
         assert_unchanged(ps[seat], tid, seq)
         kinds |= set(action) - {"seat"}
         act = {k: v for k, v in action.items() if k != "seat"}  # the hint's shape is the action's
@@ -116,7 +116,7 @@ def test_bad_hint_requests_get_an_error_and_change_nothing(player: Callable[[], 
         assert error_for(sock, msg)["code"] == code
         assert_unchanged(ps[first], tid, seq)
         for x in socks:
-            assert not [m for m in x.drain(0.02) if m["type"] in ("hint", "event")]
+            assert not [m for m in x.sync() if m["type"] in ("hint", "event")]
 
     refused(other, {"type": "hint", "id": "n1"}, "not_your_turn")
     refused(s, {"type": "hint", "id": 5}, "malformed")

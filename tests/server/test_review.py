@@ -126,9 +126,12 @@ def test_the_queue_runs_one_at_a_time_one_per_player_and_is_bounded() -> None:
 
     async def scenario() -> None:
         q = ReviewQueue(save, run, max_waiting=2)
+        end = time.monotonic() + 30
         q.submit(Job("a", "p1", None, 0, {"name": "a"}))
         assert q.submit(Job("a", "p1", None, 0, {"name": "a"})).review_id == "a"  # the same review again
-        await asyncio.sleep(0.2)  # a is running
+        while (st := q.status("a")) is None or (st["state"], st["done"]) != ("running", 1):  # a is running
+            assert time.monotonic() < end, st
+            await asyncio.sleep(0.01)
         q.submit(Job("b", "p2", None, 1, {"name": "b"}))
         q.submit(Job("c", "p3", None, 2, {"name": "c"}))
         with pytest.raises(ApiError) as one:
@@ -142,10 +145,8 @@ def test_the_queue_runs_one_at_a_time_one_per_player_and_is_bounded() -> None:
         assert b is not None and b["state"] == "queued" and b["position"] == 2
         assert c is not None and c["position"] == 3
         gate.set()
-        for _ in range(100):
-            if len(saved) == 3:
-                break
-            await asyncio.sleep(0.05)
+        while len(saved) < 3 and time.monotonic() < end:
+            await asyncio.sleep(0.01)
         assert ran == ["a", "b", "c"] and saved == ["a", "b", "c"]
         done = q.status("c")
         assert done is not None and done["state"] == "done" and done["review"] == {"seat": 2}
