@@ -11,6 +11,7 @@ from typing import Any
 from spades.server.hub import Conn, Hub
 from spades.server.parts import LocalOwnership, NoBus, Published
 from spades.server.protocol import PROTOCOL_VERSION
+from spades.server.table import Seat
 from spades.storage.base import TableRow
 from spades.storage.memory import MemoryStorage
 
@@ -106,5 +107,36 @@ def test_the_owner_publishes_each_commit_and_a_replica_forwards_and_follows() ->
         finally:
             await owner.stop()
             await replica.stop()
+
+    asyncio.run(run())
+
+
+def test_a_takeover_tells_the_replicas_the_away_seats_it_read_from_the_log() -> None:
+    """The process that takes a table up publishes the seats the log marks away (it once said none were,
+    and every replica then showed a gone player as present until the next move)."""
+
+    async def run() -> None:
+        storage = MemoryStorage()
+        alice = storage.create_player("Alice")
+        first = Hub(storage, bot_delay=0, time_scale=0.02)
+        await first.start()
+        try:
+            row = TableRow("t1", "standard", {"turn_seconds": 1}, True, None, alice.id, time.time())
+            seats = [(0, Seat(player=alice.id, name="Alice"))] + [(i, Seat(bot="random")) for i in (1, 2, 3)]
+            t = await first.create_table(row, seats)
+            for _ in range(400):  # Alice has no socket: her turn runs out and the bot plays for her, away
+                if any(r.data.get("away") for r in storage.load_events("t1")):
+                    break
+                await asyncio.sleep(0.01)
+            assert t.away == {0}
+        finally:
+            await first.stop()
+        bus = RecordingBus()
+        second = Hub(storage, bus=bus)
+        async with second.locks["t1"]:
+            taken = await second.take_up("t1", restarted=True)
+        assert taken is not None and taken.away == {0}  # read from the log
+        assert [(tid, u.away, u.info) for tid, u in bus.published] == [("t1", [0], True)]
+        await second.stop()
 
     asyncio.run(run())

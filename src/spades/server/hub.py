@@ -266,7 +266,7 @@ class Hub:
         if t.pending is not None:  # reconnecting players get the seed window again
             self._arm_seed_timer(t)
         self.schedule(t)
-        self.bus.publish(t.id, Published([], [], self.turn_left(t.id), info=True))
+        self.bus.publish(t.id, Published([], sorted(t.away), self.turn_left(t.id), info=True))
         await self.bus.list_table(t)
         return t
 
