@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -270,8 +270,48 @@ def _no_quotas(env: dict[str, str]) -> list[str]:
     return [arg for name in probe.stdout.split() for arg in ("--quota", f"{name}=none")]
 
 
+def _site_counters(database: str, redis: str) -> Callable[[], dict[str, float]]:
+    """Site-wide counters read at the start and the end of the measured window: PostgreSQL's committed
+    transactions and rows written in the database (``pg_stat_database``, so every user of that database
+    counts: give the bench one of its own) and the commands Redis processed (``INFO stats``, likewise)."""
+    import redis as redis_sync
+    from sqlalchemy import create_engine, text
+
+    from spades.storage.sql import normalize_url
+
+    def read() -> dict[str, float]:
+        engine = create_engine(normalize_url(database), isolation_level="AUTOCOMMIT")
+        try:
+            with engine.connect() as c:
+                row = c.execute(text("select xact_commit, tup_inserted + tup_updated from pg_stat_database "
+                                     "where datname = current_database()")).one()
+        finally:
+            engine.dispose()
+        client = redis_sync.Redis.from_url(redis)
+        try:
+            info = client.info("stats")
+        finally:
+            client.close()
+        return {"pg_commits": float(row[0]), "pg_rows_written": float(row[1]),
+                "redis_commands": float(info["total_commands_processed"])}
+
+    return read
+
+
+def _cluster_counters(bases: list[str]) -> dict[str, float]:
+    """The processes' own counters (``GET /api/cluster``), summed: Redis messages they published and moves
+    they forwarded to another process."""
+    out = {"redis_published": 0.0, "forwarded": 0.0}
+    for base in bases:
+        with contextlib.suppress(OSError, ValueError):
+            status, _ = _http("GET", f"{base}/api/cluster")
+            out["redis_published"] += float(status.get("published", 0))
+            out["forwarded"] += float(status.get("forwarded", 0))
+    return out
+
+
 async def _step(players: int, seconds: float, think: float, source: str | None = None, processes: int = 1,
-                database: str | None = None, redis: str | None = None) -> dict[str, Any]:
+                database: str | None = None, redis: str | None = None, routed: bool = False) -> dict[str, Any]:
     ports = [_free_port() for _ in range(processes)]
     bases = [f"http://127.0.0.1:{p}" for p in ports]
     ws_urls = [f"ws://127.0.0.1:{p}" for p in ports]
@@ -292,7 +332,9 @@ async def _step(players: int, seconds: float, think: float, source: str | None =
                         break
                     except OSError:
                         await asyncio.sleep(0.1)
-            row = await drive(bases, ws_urls, players, seconds, think, [p.pid for p in procs])
+            counters = _site_counters(database, redis) if redis and database else None
+            row = await drive(bases, ws_urls, players, seconds, think, [p.pid for p in procs], routed=routed,
+                              counters=counters)
             row["site"] = "postgresql+redis" if redis else "sqlite"
         finally:
             for proc in procs:
@@ -306,11 +348,16 @@ async def _step(players: int, seconds: float, think: float, source: str | None =
 
 
 async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: float, think: float,
-                pids: list[int] | None = None) -> dict[str, Any]:
+                pids: list[int] | None = None, *, routed: bool = False,
+                counters: Callable[[], dict[str, float]] | None = None) -> dict[str, Any]:
     """Drive running servers (one or several processes of one site) with ``players`` simulated players
     for ``seconds``; the step's figures (memory and CPU figures only when the servers' ``pids`` are
     given). Table ``i`` is made on process ``i % K``; its seat 0 plays there and its seat 2 on process
-    ``(i + 1) % K``, so with several processes half of the moves go through another process."""
+    ``(i + 1) % K``, so with several processes half of the moves go through another process; ``routed``:
+    both play on process ``i % K`` (as a balancer hashing the table id in the socket's URL sends every
+    socket of a table to one process, its owner), so no move is forwarded. With several processes the
+    step also reports what crossed Redis and PostgreSQL per table event: the processes' own counters
+    (``/api/cluster``) and ``counters`` (site-wide ones) read at both ends of the window."""
     tables = await _setup(bases, players)
     k = len(bases)
     procs = pids or []
@@ -334,7 +381,7 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
         async with sem:  # tables in parallel; the people of one table in seat order
             for token, seat in seats:
                 ready = asyncio.Event()
-                at = (i + (seat != 0)) % k
+                at = (i + (seat != 0 and not routed)) % k
                 tasks.append(asyncio.create_task(_player(ws_urls[at], token, tid, seat, st, totals, stop, think,
                                                          random.Random(seed + seat), ready, len(seats) == 1,
                                                          started, at != i % k)))
@@ -352,6 +399,9 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
         await asyncio.sleep(0.1)
     await asyncio.sleep(1.0)
     rss_connected = rss()
+    cluster = k > 1
+    before = {**(await asyncio.to_thread(_cluster_counters, bases) if cluster else {}),
+              **(await asyncio.to_thread(counters) if counters else {})}
     cpu_before = cpu_total()
     start = totals.window = time.perf_counter()
     actions_before = totals.actions
@@ -360,6 +410,8 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
     actions = totals.actions - actions_before
     rss_after = rss()
     cpu = cpu_total() - cpu_before
+    after = {**(await asyncio.to_thread(_cluster_counters, bases) if cluster else {}),
+             **(await asyncio.to_thread(counters) if counters else {})}
     stop.set()
     for task in tasks:
         task.cancel()
@@ -379,15 +431,17 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
         xs = lat if xs is None else xs
         return round(xs[min(len(xs) - 1, int(p * len(xs)))], 1) if xs else None
 
-    return {"players": players, "processes": k, "tables": len(tables), "seconds": round(elapsed, 1),
+    events = max(1, server_events_in(all_stats, start))
+    per_event = {f"{name}_per_event": round((after[name] - before[name]) / events, 2) for name in before}
+    return {"players": players, "processes": k, "routed": routed, "tables": len(tables), "seconds": round(elapsed, 1),
             "actions": actions, "ack_p50_local_ms": pct(0.5, local_acks), "ack_p50_forwarded_ms": pct(0.5, remote_acks),
             "ack_p95_local_ms": pct(0.95, local_acks), "ack_p95_forwarded_ms": pct(0.95, remote_acks),
             "actions_per_s": round(actions / elapsed, 1), "events_received": totals.events,
             "bytes_per_event_per_viewer": round(totals.window_event_bytes / max(1, totals.window_events), 1),
             "p50_ms": pct(0.50), "p95_ms": pct(0.95), "p99_ms": pct(0.99), "errors": totals.errors,
             "rss_mb": round(rss_after / 1024, 1), "server_cpu_s": round(cpu, 2),
-            "server_cpu_ms_per_event": round(1000 * cpu / max(1, server_events_in(all_stats, start)), 2),
-            "kib_per_connection": round(max(0, rss_connected - rss_before) / max(1, players), 1)}
+            "server_cpu_ms_per_event": round(1000 * cpu / events, 2), "server_events": events,
+            "kib_per_connection": round(max(0, rss_connected - rss_before) / max(1, players), 1), **per_event}
 
 
 def _run(coro: Any) -> Any:
@@ -403,21 +457,22 @@ def _run(coro: Any) -> Any:
 
 def run_bench(steps: list[int], seconds: float = 10.0, think: float = 1.0, baseline: str | None = None,
               processes: list[int] | None = None, database: str | None = None,
-              redis: str | None = None) -> dict[str, Any]:
+              redis: str | None = None, routed: bool = False) -> dict[str, Any]:
     """Run each step (a number of simultaneous players) on each number of ``processes`` (several need
     ``redis`` and a PostgreSQL ``database``: each step is then a site of K processes on a fresh schema
     and Redis key prefix) and return the figures.
 
     With ``baseline`` (the ``src`` folder of another checkout, e.g. ``git worktree add /tmp/base
     <commit>`` then ``/tmp/base/src``) each step first runs that server, then this one, back to back with
-    the same simulated players, and ``ratios`` gives baseline / this for p95 and server CPU per event."""
+    the same simulated players, and ``ratios`` gives baseline / this for p95 and server CPU per event.
+    ``routed``: every socket of a table on the process that made it (``drive``)."""
     rows: list[dict[str, Any]] = []
     ratios: list[dict[str, Any]] = []
     for n, k in [(n, k) for k in processes or [1] for n in steps]:
         if baseline is not None:
-            before = dict(_run(_step(n, seconds, think, baseline, k, database, redis)), server="baseline")
+            before = dict(_run(_step(n, seconds, think, baseline, k, database, redis, routed)), server="baseline")
             rows.append(before)
-        row = dict(_run(_step(n, seconds, think, None, k, database, redis)), server="this")
+        row = dict(_run(_step(n, seconds, think, None, k, database, redis, routed)), server="this")
         rows.append(row)
         if baseline is not None:
             ratios.append({"players": n, "p95": _ratio(before["p95_ms"], row["p95_ms"]),

@@ -203,6 +203,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             help="with --redis: the PostgreSQL server to use (a fresh schema per step)")] = None,
         redis: Annotated[str | None, typer.Option(
             help="redis://...: run the steps as a site of several processes (a fresh key prefix per step)")] = None,
+        routed: Annotated[bool, typer.Option(
+            help="with several processes: every person of a table on the process that owns it (as a balancer "
+                 "hashing the table id would), not spread over two")] = False,
     ) -> None:
         """Start servers and drive them with simulated players over real WebSockets."""
         from spades.cliutil import SERVER_MODULES, need_extra
@@ -226,7 +229,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         if problem:
             typer.echo(f"error: {problem}", err=True)
             raise typer.Exit(2)
-        figures = run_bench(steps, seconds, think, baseline, ks, database, redis)
+        figures = run_bench(steps, seconds, think, baseline, ks, database, redis, routed)
         if as_json:
             typer.echo(json.dumps(figures))
             return
