@@ -630,3 +630,60 @@ def lengthen(data: dict[str, Any]) -> None:
     """A four-seat bid list holds the longest bids a seat line shows."""
     if isinstance(data["bids"], list) and len(data["bids"]) == 4:
         data["bids"] = ["blind 12", "blind 11", "blind 13", "blind nil"]
+
+
+def test_a_missed_event_brings_the_whole_state_back(page: Any, game_server: LiveServer) -> None:
+    """Events carry changes, each applying to the state after the event before: when one never reaches the
+    page (dropped here on its way), the page sees the gap in the event numbers, asks for its whole state
+    (``{"type": "state"}``), and then shows exactly what a fresh socket is sent."""
+    dropped: list[str] = []
+    asked: list[str] = []
+
+    def relay(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            if isinstance(message, str) and not dropped and '"change"' in message and '"play"' in message:
+                dropped.append(message)  # a card played by somebody: lost on the way
+                return
+            ws.send(message)
+
+        def to_server(message: str | bytes) -> None:
+            if isinstance(message, str) and json.loads(message).get("type") == "state":
+                asked.append(message)
+            server.send(message)
+
+        server.on_message(to_page)
+        ws.on_message(to_server)
+
+    page.route_web_socket("**/ws/tables/**", relay)
+    table = start_game(page, game_server, rules="standard")
+    deadline = time.monotonic() + 60
+    while not (dropped and asked):
+        assert time.monotonic() < deadline, (dropped, asked)
+        take_turn(page)
+        page.wait_for_timeout(40)
+    # At our turn the computers wait for us: the page and a fresh socket then see the same position.
+    page.wait_for_function("window.spadesTable.state?.view?.to_act === 0"
+                           " && (window.spadesTable.state?.view?.legal?.length ?? 0) > 0", timeout=20_000)
+    for _ in range(50):
+        seq = page.evaluate("window.spadesTable.lastSeq")
+        fresh = page.evaluate("""(table) => new Promise((resolve) => {
+            const ws = new WebSocket(`ws://${location.host}/ws/tables/${table}`);
+            ws.onopen = () => ws.send(JSON.stringify({type: "hello", v: 1, last_seq: null}));
+            ws.onmessage = (e) => {
+                const m = JSON.parse(e.data);
+                if (m.type === "snapshot") { ws.close(); resolve(m); }
+            };
+        })""", table)
+        if fresh["seq"] == seq and fresh["state"]["view"]["to_act"] == 0:
+            break
+        page.wait_for_timeout(100)  # (the page is still catching up, or it was not our turn yet)
+    shown = page.evaluate("window.spadesTable.state")
+    state = fresh["state"]
+    for st in (shown, state):
+        st.pop("turn")
+        st.pop("game_seconds_left")
+    assert fresh["seq"] == page.evaluate("window.spadesTable.lastSeq")
+    assert shown == state
+    assert len(asked) == 1

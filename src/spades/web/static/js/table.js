@@ -1460,6 +1460,10 @@ window.spadesTable = {
   get lastSeq() {
     return lastSeq;
   },
+  /** The state the page shows (events applied to the last whole state). */
+  get state() {
+    return state;
+  },
   /** The tones played so far ("turn", "trick"): sound itself cannot be heard by a test. */
   get cues() {
     return [...cueLog];
