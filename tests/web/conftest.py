@@ -186,6 +186,15 @@ def finished_record(seed: int = 7) -> dict[str, Any]:
     return record_of(game, spec, ["Ann", "Bob", "Cy", "Dee"])
 
 
+STILL = "() => document.getAnimations().every((a) => !a.pending && a.playState !== 'running')"
+
+
+def wait_still(page: Any, timeout: float = 15_000) -> None:
+    """Wait until nothing on the page moves (every animation and transition has finished): a card in
+    flight has landed, however slowly a loaded machine draws it."""
+    page.wait_for_function(STILL, timeout=timeout)
+
+
 def screenshot(page: Any, name: str) -> Path:
     """Save a full-page screenshot under artifacts/screenshots/ and return its path."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

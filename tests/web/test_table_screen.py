@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import LiveServer, screenshot
+from .conftest import LiveServer, screenshot, wait_still
 from .test_table import CARD_SPOT, rewrite_server_messages
 
 SIZES = {
@@ -67,7 +67,7 @@ def open_table(page: Any, server: LiveServer, rules: Any) -> None:
 
 
 def one_screen(page: Any, phase: str) -> dict[str, Any]:
-    page.wait_for_timeout(150)  # a card in flight settles
+    wait_still(page)  # a card in flight lands
     seen = page.evaluate(ONE_SCREEN)
     assert seen["outside"] == [] and not seen["scrolls"] and not seen["sideways"], (phase, seen)
     assert seen["cards"] >= 12, (phase, seen)
@@ -106,10 +106,15 @@ def test_bidding_passing_and_playing_fit_one_screen(sized: Any, game_server: Liv
             page.wait_for_selector(f"#hand-cards button[data-card='{code}'][aria-pressed=true]")
         page.wait_for_function("document.getElementById('confirm-cards')?.textContent.includes('2/2')")
         page.click("#confirm-cards")
-        page.wait_for_function("document.getElementById('confirm-cards') === null"
-                               " || document.getElementById('confirm-cards')?.textContent.includes('0/2')"
-                               " && !document.querySelector('#hand-cards button[aria-pressed=true]')")
-        page.wait_for_timeout(500)  # the next exchange's panel, if any, is drawn from the server's answer
+        # The page redraws the panel at 0/2 as soon as it sends the pass, so the panel says nothing of the
+        # server's answer: this exchange is over once the partner's two cards are in the hand, marked...
+        page.wait_for_function(f"document.querySelectorAll('#hand-cards .received').length >= {2 * rounds}",
+                               timeout=30_000)
+        # ...and then either another exchange asks for our cards or a seat is to play (a random partner
+        # takes its time, the more so on a loaded machine: no fixed pause decides it).
+        page.wait_for_function("document.getElementById('confirm-cards')?.textContent.includes('0/2')"
+                               " || [...document.querySelectorAll('#seats .chip.turn')]"
+                               ".some((c) => c.textContent === 'to play')", timeout=30_000)
     page.wait_for_selector("#hand-cards button.hand-card[aria-disabled=false]")
     # The two cards the partner passed are marked, in the picture and in their names, until play starts.
     received = page.eval_on_selector_all("#hand-cards .received", "els => els.map(e => e.getAttribute('aria-label'))")
