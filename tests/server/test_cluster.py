@@ -311,6 +311,25 @@ def test_kill_9_of_a_busy_owner_moves_its_tables(cluster: Cluster) -> None:
         idle_sock.close()
 
 
+def redis_answers(url: str, proc: subprocess.Popen[bytes]) -> None:
+    """Wait until the Redis just started answers PING (it starts slowly on a loaded machine)."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=1)
+    end = time.monotonic() + 30
+    try:
+        while True:
+            try:
+                if client.ping():
+                    return
+            except redis.RedisError:
+                pass
+            assert proc.poll() is None and time.monotonic() < end, "the test's Redis did not start"
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
 @pytest.mark.slow
 def test_redis_restarted_mid_game(cluster: Cluster) -> None:
     port = free_redis_port()
@@ -319,8 +338,8 @@ def test_redis_restarted_mid_game(cluster: Cluster) -> None:
         pytest.skip("no /usr/bin/redis-server for a Redis of the test's own")
     redis_proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        time.sleep(0.3)
         cluster.redis_url = f"redis://127.0.0.1:{port}/0"
+        redis_answers(cluster.redis_url, redis_proc)  # a serve started before it listens refuses to start
         a, b = cluster.add_many(2)
         g = new_game(a, b, b)
         for _ in range(3):
