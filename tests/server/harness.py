@@ -82,6 +82,15 @@ class LiveServer:
         self.server.should_exit = True
         self.thread.join(10)
 
+    def wait_sockets(self, table: str, count: int, timeout: float = 10) -> None:
+        """Wait until ``count`` sockets are left at ``table``: a client's close returns once the closing
+        handshake is done, which may be before the server's handler has let the socket go."""
+        conns = self.app.state.hub.conns
+        end = time.monotonic() + timeout
+        while len(conns.get(table, ())) != count:
+            assert time.monotonic() < end, f"{len(conns.get(table, ()))} sockets at {table}, not {count}"
+            time.sleep(0.01)
+
 
 class ServeProcess:
     """``spades serve`` as a real subprocess (for kill -9 tests)."""

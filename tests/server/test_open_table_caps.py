@@ -3,7 +3,6 @@ make them). Counted in the database, so every process of a cluster sees the same
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import httpx
@@ -48,7 +47,7 @@ def test_play_now_ends_the_oldest_abandoned_computer_game_and_refuses_when_all_a
     assert {t.id for t in db.player_open_tables(p.me["id"])} == {first, second}  # nothing was ended
     # The player leaves the first one: "Play now" ends that abandoned game to make room.
     socks[0].close()
-    time.sleep(0.3)
+    server.wait_sockets(first, 0)
     third = p.http.post("/api/play", json={"rules": "standard"})
     assert third.status_code == 200, third.text
     assert [t.id for t in db.player_open_tables(p.me["id"])] == [second, third.json()["id"]]
@@ -83,7 +82,7 @@ def test_a_table_nobody_joined_is_given_up_for_a_new_one_once_old(
     s = q.sock(joined)
     assert sit(s, 1, "join")["type"] == "ack"
     s.close()
-    time.sleep(0.3)
+    server.wait_sockets(joined, 0)
     third = p.http.post("/api/tables", json={"rules": "standard"})
     assert third.status_code == 200, third.text
     assert db.get_table(lonely).status == "over"  # type: ignore[union-attr]

@@ -27,15 +27,9 @@ def test_sockets_per_player_are_bounded(live: Callable[..., LiveServer]) -> None
         extra.recv(timeout=5)
     assert extra.conn.close_code == 1008
     other = Player(server.url, server.ws_url).sock(tid)  # another player is not counted with this one
-    hub = server.app.state.hub
-    assert len(hub.conns[tid]) == 4
+    server.wait_sockets(tid, 4)
     socks[0].close()
-    # The server counts a socket until its handler has let it go (it then leaves the hub's connections);
-    # the client's close returns once the closing handshake is done, which may be before that.
-    end = time.monotonic() + 10
-    while len(hub.conns[tid]) > 3:
-        assert time.monotonic() < end, "the server never let the closed socket go"
-        time.sleep(0.01)
+    server.wait_sockets(tid, 3)  # the server counts a socket until its handler lets it go
     again = p.sock(tid)  # one closed: one more may open
     again.send({"type": "ping"})
     assert again.until(lambda x: x["type"] == "pong")
