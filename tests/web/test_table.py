@@ -185,8 +185,18 @@ def test_chat_is_text_and_the_page_reconnects(page: Any, game_server: LiveServer
     assert page.evaluate("window.hacked") is None
 
     before = page.evaluate("window.spadesTable.lastSeq")
-    page.evaluate("window.spadesTable.drop()")
-    page.wait_for_function("document.getElementById('conn-status')?.textContent.includes('Reconnecting')")
+    # "Reconnecting" shows only until the page is back (half a second): watched from inside the page, set up
+    # before the drop, since a wait started afterwards may come too late on a loaded machine.
+    said = page.evaluate("""() => new Promise((resolve) => {
+        const node = document.getElementById('conn-status');
+        const watch = new MutationObserver(() => {
+            if (node.textContent.includes('Reconnecting')) { watch.disconnect(); resolve(node.textContent); }
+        });
+        watch.observe(node, {childList: true, characterData: true, subtree: true});
+        setTimeout(() => resolve(node.textContent), 10000);  // never said: the assertion shows what was
+        window.spadesTable.drop();
+    })""")
+    assert "Reconnecting" in said, said
     page.wait_for_function("document.getElementById('conn-status')?.textContent === ''", timeout=15_000)
     # A bid sent just as the socket drops is sent again after reconnecting, and counted once.
     page.wait_for_selector("#action-buttons [data-bid='3']")
