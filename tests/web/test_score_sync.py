@@ -27,7 +27,7 @@ def server_games(page: Any) -> list[dict[str, Any]]:
 
 
 def wait_server(page: Any, check: Any, what: str) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30  # a loaded machine answers slowly
     while True:
         games = server_games(page)
         if check(games):
