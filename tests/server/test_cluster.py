@@ -22,6 +22,8 @@ import pytest
 from spades.server.cli import cluster_problem
 from spades.server.table import TableState
 from spades.storage import open_storage
+from spades.storage.lease import Leases
+from spades.storage.sql import SqlStorage
 
 from .cluster_harness import Cluster, Node, cluster_fixture, free_redis_port
 from .harness import Player, Sock, anonymous_sock, settle, wait_turn
@@ -206,6 +208,44 @@ def test_an_idle_table_leaves_its_owners_memory_and_comes_back(cluster: Cluster)
     assert s1.view is not None and s1.seq == seq
     assert s1.act(choose(s1.view))["type"] == "ack"
     assert tid in n0.status()["in_memory"]
+
+
+@pytest.mark.slow
+def test_a_table_goes_to_the_process_its_people_are_on(cluster: Cluster) -> None:
+    """Routing to the owner (issue 19): a table made on one process whose only person plays through
+    another is handed over to that one (the next epoch), and from then on a move made there crosses no
+    Redis hop: nothing is forwarded or served elsewhere. The log holds every move once and replays."""
+    a, b = cluster.add_many(2)
+    p = Player(a.url, a.ws_url)
+    r = p.http.post("/api/tables", json={"rules": {"preset": "standard", "target": 500}, "public": True,
+                                         "turn_seconds": None, "bot_level": "random"})
+    assert r.status_code == 200, r.text
+    tid = r.json()["id"]
+    assert cluster.owner(tid) is a
+    rebind(p, b)  # the balancer sends the person to b (no socket of the table ever opens on a)
+    s = p.sock(tid)
+    s.send({"type": "fill", "level": "random", "id": "fill"})  # forwarded to the owner, a
+    assert s.until(lambda m: m.get("id") == "fill")["type"] == "ack"
+    g = Game(tid, {0: p}, {0: s}, {0: b}, anonymous_sock(b.ws_url, tid), b)
+    end = time.monotonic() + 30
+    while cluster.owner(tid) is not b and time.monotonic() < end:
+        time.sleep(0.2)
+    assert cluster.owner(tid) is b, cluster.logs()
+    sa, sb = a.status(), b.status()
+    assert sa["handovers"] == 1 and tid not in sa["in_memory"] and sb["takeovers"] == 1, (sa, sb)
+    st = open_storage(cluster.db_url)
+    try:
+        assert isinstance(st, SqlStorage)
+        lease = Leases(st, "reader", 2.0).get(tid)
+    finally:
+        st.close()
+    assert lease is not None and lease.owner == sb["node"] and lease.epoch == 2
+    for _ in range(4):
+        assert move(g)
+    after_a, after_b = a.status(), b.status()
+    assert after_b["forwarded"] == sb["forwarded"] and after_a["served"] == sa["served"], (after_a, after_b)
+    assert after_b["batches"] > sb["batches"]  # the moves were published, once each batch, for replicas
+    check_log(cluster.db_url, g)
 
 
 @pytest.mark.slow

@@ -92,6 +92,7 @@ def test_renew_release_and_orphans(pg: SqlStorage) -> None:
     assert a.renew() == {"t3": 1}
     assert not b.release("t3", 1)  # not b's to give
     assert a.release("t3", 1)
+    assert a.renew() == {}  # released stays released: the next owner can take it
     assert sorted(b.orphans(settle=-1)) == ["t3", "t4"]
     assert "t3" in b.orphans()  # released: free at once
     assert b.acquire("t3") == 2

@@ -179,6 +179,12 @@ class LeaseOwnership:
         self.owner_hint: dict[str, str] = {}
         """Who was last known to own a table (from its lease, or a message on its channel)."""
         self.takeovers = 0
+        self.handovers = 0
+        """Tables handed to the process where their people are connected (``hand_over``)."""
+        self.handed: dict[str, float] = {}
+        """Tables handed over lately (monotonic time): this process's orphan scan leaves them to the heir."""
+        self.homeward: dict[str, str] = {}
+        """Per owned table: the other process that held all its sockets at the last round."""
         self.stopping = False
         self.loop: asyncio.Task[None] | None = None
         self._hub: Hub | None = None
@@ -296,15 +302,53 @@ class LeaseOwnership:
         if table_id in self.owned and epoch > self.owned[table_id]:
             await self.hub.lost(table_id)
 
-    async def released(self, table_id: str) -> None:
-        """The owner gave the table up: take it at once when sockets here watch it."""
+    async def released(self, table_id: str, heir: str | None = None) -> None:
+        """The owner gave the table up: take it at once when it was handed to this process, or (a
+        shutdown, no heir) when sockets here watch it. A table handed to another process is left to it
+        (if that one never takes it, the lease round's orphan scan will)."""
         self.owner_hint.pop(table_id, None)
-        if self.hub.bus.watches(table_id) and not self.stopping:
+        if self.stopping:
+            return
+        if heir == self.node or (heir is None and self.hub.bus.watches(table_id)):
             await self.acquire(table_id)
+        elif heir is not None:
+            self.owner_hint[table_id] = heir
+
+    async def hand_over(self, table_id: str, heir: str) -> bool:
+        """Routing to the owner: give a table none of whose sockets are here to ``heir``, the process that
+        holds them all, so its moves cross no Redis hop. Like a shutdown's hand-over: wait for the
+        write in flight, stop the bots and timers, release the lease (the epoch fences any later write
+        from here), say so with the heir named, and drop the table from memory. ``heir`` takes it with
+        the next epoch; a message already forwarded here is answered ``not_owner`` and sent again to
+        the owner found then (client ids keep it exactly-once)."""
+        hub = self.hub
+        async with hub.locks[table_id]:
+            if self.stopping or table_id not in self.owned or hub.bus.watches(table_id):
+                return False
+            epoch = self.owned.pop(table_id)
+            hub.disarm(table_id)
+            try:
+                released = await hub.db(self.leases.release, table_id, epoch)
+            except Exception:  # unknown: go on as the owner; the next renewal tells whether it still is
+                log.exception("could not hand table %s over", table_id)
+                self.owned[table_id] = epoch
+                t = hub.tables.get(table_id)
+                if t is not None:
+                    hub.schedule(t)
+                return False
+            if released:
+                self.handovers += 1
+                self.handed[table_id] = time.monotonic()
+                hub.bus.released(table_id, heir)
+                log.info("node %s hands table %s over to %s (epoch %d)", self.node, table_id, heir, epoch)
+        hub.unfollow(table_id)  # not released: another process had taken it already
+        self.owner_hint[table_id] = heir
+        return released
 
     def status(self) -> dict[str, Any] | None:
-        """The node and the tables it owns."""
-        return {"node": self.node, "owned": sorted(self.owned), "takeovers": self.takeovers}
+        """The node, the tables it owns, and how many it took over and handed over."""
+        return {"node": self.node, "owned": sorted(self.owned), "takeovers": self.takeovers,
+                "handovers": self.handovers}
 
     async def _maintain(self) -> None:
         """Every third of a lease: renew the leases (noticing lost ones) and take a share of the
@@ -318,15 +362,27 @@ class LeaseOwnership:
                 log.exception("lease maintenance failed")
             await asyncio.sleep(self.lease_seconds / 3)
 
+    async def _route(self) -> None:
+        """Hand each owned table whose sockets are all on one other process, two rounds in a row (a
+        person reconnecting does not move a table), to that process."""
+        homes = {tid: home for tid in self.owned if (home := self.hub.bus.home(tid)) is not None}
+        ready = [tid for tid, home in homes.items() if self.homeward.get(tid) == home]
+        self.homeward = homes
+        for tid in ready:
+            await self.hand_over(tid, homes[tid])
+
     async def _maintain_once(self) -> None:
         hub = self.hub
         held = await hub.db(self.leases.renew)
         for tid, epoch in list(self.owned.items()):
             if held.get(tid) != epoch:
                 await hub.lost(tid)
+        await self._route()
         nodes = await hub.bus.peers()
         if not self.stopping:
-            orphans = await hub.db(self.leases.orphans, 200)
+            recent = time.monotonic() - self.lease_seconds
+            self.handed = {tid: at for tid, at in self.handed.items() if at > recent}
+            orphans = [tid for tid in await hub.db(self.leases.orphans, 200) if tid not in self.handed]
             share = math.ceil(len(orphans) / nodes)
             for tid in orphans[:share]:
                 await self.acquire(tid)
@@ -343,6 +399,8 @@ class RedisBus:
         self.lease_seconds = lease_seconds
         self.last_seqs = last_seqs
         """The log's last event number of each of some tables (one query), to check replicas against."""
+        self.homes: dict[str, str] = {}
+        """Per owned table whose present sockets are all on one other process: that process."""
         self.remote_seeders: dict[str, frozenset[str]] = {}
         """Per owned table: players whose sockets on other processes send client seeds (from presence)."""
         self.out: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
@@ -352,7 +410,11 @@ class RedisBus:
         self.watching: set[int] = set()
         self.sub_requests: asyncio.Queue[tuple[str, bool, asyncio.Future[None] | None]] = asyncio.Queue()
         self.pending: dict[str, tuple[asyncio.Future[str], Conn]] = {}
-        self.stats = {"forwarded": 0, "gaps_filled": 0, "published": 0, "publish_errors": 0}
+        self.stats = {"forwarded": 0, "served": 0, "batches": 0, "gaps_filled": 0, "published": 0,
+                      "publish_errors": 0}
+        """What crossed Redis: changes ``forwarded`` to an owner elsewhere and ``served`` here for
+        another process, ``batches`` of new rows this owner published, every message ``published`` (rows,
+        answers, forwards, releases), failed publishes, and gaps a replica filled from the log."""
         self.loops: list[asyncio.Task[None]] = []
         self._hub: Hub | None = None
 
@@ -419,11 +481,20 @@ class RedisBus:
                                    "left": update.left}
         if update.info:
             message["info"] = True
+        if update.rows:
+            self.stats["batches"] += 1
         self.publish_table(table_id, message)
 
-    def released(self, table_id: str) -> None:
-        """Say that this process gave the table up."""
-        self.publish_table(table_id, {"released": True})
+    def released(self, table_id: str, heir: str | None = None) -> None:
+        """Say that this process gave the table up (to ``heir``, when it handed it over)."""
+        self.publish_table(table_id, {"released": True, "heir": heir})
+
+    def home(self, table_id: str) -> str | None:
+        """The one other process with every socket present at the owned table (``_read_seeders`` reads
+        presence every third of a lease), when none is here."""
+        if self.watches(table_id):
+            return None
+        return self.homes.get(table_id)
 
     async def _publisher(self) -> None:
         while True:
@@ -535,7 +606,8 @@ class RedisBus:
             return
         if owner is not None:
             if m.get("released"):
-                await hub.ownership.released(tid)
+                heir = m.get("heir")
+                await hub.ownership.released(tid, heir if isinstance(heir, str) else None)
                 return
             await hub.ownership.seen(tid, str(owner), int(m.get("epoch") or 0))
         if "to" in m:
@@ -647,7 +719,7 @@ class RedisBus:
         """Which players of the owned tables send client seeds from other processes."""
         tids = self._owned_here()
         if not tids:
-            self.remote_seeders = {}
+            self.remote_seeders, self.homes = {}, {}
             return
         try:
             async with self.redis.pipeline(transaction=False) as p:
@@ -656,17 +728,22 @@ class RedisBus:
                 answers = await p.execute()
         except (RedisError, OSError):
             return  # keep what was known
-        now, seeders = time.time(), {}
+        now, seeders, homes = time.time(), {}, {}
         for tid, fields in zip(tids, answers, strict=True):
-            players = set()
+            players, nodes = set(), set()
             for k, v in fields.items():
                 player, _, node = _text(k).partition("|")
                 expiry, _, flag = _text(v).partition("|")
-                if node != self.node and flag == "1" and float(expiry) > now:
+                if float(expiry) <= now:
+                    continue
+                nodes.add(node)
+                if node != self.node and flag == "1":
                     players.add(player)
             if players:
                 seeders[tid] = frozenset(players)
-        self.remote_seeders = seeders
+            if len(nodes) == 1 and self.node not in nodes:
+                homes[tid] = nodes.pop()
+        self.remote_seeders, self.homes = seeders, homes
 
     # ------------------------------------------------------------------ forwarding to the owner
 
@@ -701,6 +778,7 @@ class RedisBus:
         pid, name, username = m["player"]
         conn = RemoteConn(self, PlayerRow(pid, name, username), tid, to, req)
         msg = m["msg"]
+        self.stats["served"] += 1
         if not hub.ownership.owns(tid):
             self.publish_table(tid, {"to": to, "req": req, "not_owner": True})
             return

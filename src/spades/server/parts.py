@@ -94,8 +94,9 @@ class Ownership(Protocol):
     async def seen(self, table_id: str, owner: str, epoch: int) -> None:
         """The bus brought a message from the table's owner ``owner`` at ``epoch``."""
 
-    async def released(self, table_id: str) -> None:
-        """The bus says the table's owner gave it up (it stopped)."""
+    async def released(self, table_id: str, heir: str | None = None) -> None:
+        """The bus says the table's owner gave it up: it stopped (``heir`` ``None``), or it handed the
+        table to the process ``heir``, where the table's people are connected."""
 
     def status(self) -> dict[str, Any] | None:
         """What an operator sees of this part (``GET /api/cluster``); ``None`` for one process."""
@@ -136,8 +137,13 @@ class Bus(Protocol):
     def publish(self, table_id: str, update: Published) -> None:
         """Tell the processes that keep a replica of the table what changed (queued, in order)."""
 
-    def released(self, table_id: str) -> None:
-        """Tell them that this process gave the table up."""
+    def released(self, table_id: str, heir: str | None = None) -> None:
+        """Tell them that this process gave the table up (to ``heir``, when it handed it over)."""
+
+    def home(self, table_id: str) -> str | None:
+        """The one other process that holds every socket present at the table (from presence), when
+        this process holds none of them: where the table's owner had better be. ``None`` otherwise."""
+        ...
 
     def tell_back(self, owner: str, table_id: str, seat: int) -> None:
         """Tell the table's owner that the player of ``seat``, marked away, is back (on a socket here)."""
@@ -233,7 +239,7 @@ class LocalOwnership:
     async def seen(self, table_id: str, owner: str, epoch: int) -> None:
         """There is no other owner."""
 
-    async def released(self, table_id: str) -> None:
+    async def released(self, table_id: str, heir: str | None = None) -> None:
         """There is no other owner."""
 
     def status(self) -> dict[str, Any] | None:
@@ -273,8 +279,12 @@ class NoBus:
     def publish(self, table_id: str, update: Published) -> None:
         """Nobody keeps a replica."""
 
-    def released(self, table_id: str) -> None:
+    def released(self, table_id: str, heir: str | None = None) -> None:
         """Nobody to tell."""
+
+    def home(self, table_id: str) -> str | None:
+        """Every socket is here."""
+        return None
 
     def tell_back(self, owner: str, table_id: str, seat: int) -> None:
         """Nobody to tell."""

@@ -12,7 +12,8 @@ database's own clock (``clock_timestamp()``), so processes on machines with skew
   ``(table_id, seq)`` stays the final guard.
 - ``guard`` is the same fence as a check the SQL storage runs inside its own event writes (group
   commit included): ``spades.server.cluster.FencedLog`` wraps the log with it.
-- ``release`` lets another process take the table at once (a graceful shutdown).
+- ``release`` lets another process take the table at once (a graceful shutdown, or a table handed to
+  the process its people are connected to); ``renew`` leaves a released lease alone.
 """
 
 from __future__ import annotations
@@ -71,10 +72,12 @@ class Leases:
         return None if row is None else int(row.epoch)
 
     def renew(self) -> dict[str, int]:
-        """Extend every lease this owner holds; ``{table id: epoch}`` of those it still holds."""
+        """Extend every lease this owner holds and has not released; ``{table id: epoch}`` of those it
+        still holds. (A released lease stays released: renewing it would keep the table from the process
+        it was handed to, while no process runs it.)"""
         lt = s.table_leases
         with self.storage.engine.begin() as c:
-            rows = c.execute(update(lt).where(lt.c.owner == self.owner)
+            rows = c.execute(update(lt).where(lt.c.owner == self.owner, lt.c.expires_at > 0.0)
                              .values(expires_at=_now() + self.ttl).returning(lt.c.table_id, lt.c.epoch)).all()
         return {r.table_id: int(r.epoch) for r in rows}
 
