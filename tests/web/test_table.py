@@ -628,10 +628,14 @@ def test_long_seat_lines_stay_inside_their_seat_boxes_on_a_phone(browser: Any, g
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        rewrite_server_messages(page, "view", lengthen)
+        rewrite_server_messages(page, "type", lengthen)
         start_game(page, game_server, rules={"preset": "standard"})
-        page.wait_for_function("(document.querySelector('[data-testid=seat-3-bid]') || {}).textContent"
-                               " === 'bid blind nil · took 0'", timeout=15_000)
+        with contextlib.suppress(PlaywrightTimeout):  # the assertion below says what was shown
+            page.wait_for_function("document.querySelector('[data-testid=seat-3-bid]')?.textContent"
+                                   " === 'bid blind nil · took 0'", timeout=15_000)
+        lines = page.eval_on_selector_all("[data-testid^=seat-][data-testid$=-bid]",
+                                          "els => els.map((e) => e.textContent)")
+        assert len(lines) == 4 and lines[3] == "bid blind nil · took 0", lines
         boxes = page.evaluate("""() => [...document.querySelectorAll('.seat-box')].map(b => {
             const box = b.getBoundingClientRect(), line = b.querySelector('.seat-bid').getBoundingClientRect();
             return {seat: b.dataset.seat, inside: line.left >= box.left - 0.5 && line.right <= box.right + 0.5,
@@ -644,17 +648,35 @@ def test_long_seat_lines_stay_inside_their_seat_boxes_on_a_phone(browser: Any, g
         context.close()
 
 
-def lengthen(data: dict[str, Any]) -> None:
-    """A view's four-seat bid list holds the longest bids a seat line shows, and stays so: the real bids
-    that follow come as changes by seat ("@bids", docs/protocol.md), which are left out (patched into
-    the faked list they turned seat 3's line back into a real bid, and a wait for the faked line raced the
-    bots' bidding)."""
-    view = data["view"]
-    if not isinstance(view, dict):
+LONG_BIDS = ["blind 12", "blind 11", "blind 13", "blind nil"]
+
+
+def lengthen(msg: dict[str, Any]) -> None:
+    """Every seat shows the longest bid a seat line holds, for the whole test: the views' four-seat bid list
+    is faked, and so are the bids that follow, which the page writes in from the action events themselves
+    (js/events.js actOn) or by seat from a change ("@bids", docs/protocol.md). Faking the whole views only
+    (as before changes) let a bot's real bid replace its faked one as soon as it bid, and the wait for seat
+    3's faked line raced the bots' bidding."""
+    if msg.get("type") not in ("event", "snapshot", "state", "welcome"):
         return
-    if isinstance(view.get("bids"), list) and len(view["bids"]) == 4:
-        view["bids"] = ["blind 12", "blind 11", "blind 13", "blind nil"]
-    view.pop("@bids", None)
+    action = (msg.get("event") or {}).get("action")
+    if isinstance(action, dict) and "bid" in action and action.get("seat") in range(4):
+        action["bid"] = LONG_BIDS[action["seat"]]
+
+    def views(data: Any) -> None:
+        if isinstance(data, dict):
+            view = data.get("view")
+            if isinstance(view, dict):
+                if isinstance(view.get("bids"), list) and len(view["bids"]) == 4:
+                    view["bids"] = list(LONG_BIDS)
+                view.pop("@bids", None)
+            for value in data.values():
+                views(value)
+        elif isinstance(data, list):
+            for value in data:
+                views(value)
+
+    views(msg)
 
 
 def test_a_missed_event_brings_the_whole_state_back(page: Any, game_server: LiveServer) -> None:
