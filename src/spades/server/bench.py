@@ -399,7 +399,7 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
         await asyncio.sleep(0.1)
     await asyncio.sleep(1.0)
     rss_connected = rss()
-    cluster = k > 1
+    cluster = k > 1 or counters is not None
     before = {**(await asyncio.to_thread(_cluster_counters, bases) if cluster else {}),
               **(await asyncio.to_thread(counters) if counters else {})}
     cpu_before = cpu_total()
