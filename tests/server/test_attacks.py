@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from .harness import LiveServer, Player, Sock, seat_four, seat_to_act, settle
 from .test_bad_inputs import assert_unchanged, error_for
 
@@ -77,6 +79,7 @@ def views_seen(s: Sock, seat: int, hand: int) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.slow  # plays whole hands over a live socket (2-5 s)
 def test_a_computers_seat_is_taken_at_the_next_deal(player: Callable[[], Player]) -> None:
     """The attack of issue 15: mid-hand, a second guest sits in the bot partner's seat. It is told it
     waits, watches as a spectator (never seeing the bot's cards), and sits at the next deal."""

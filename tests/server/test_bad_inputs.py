@@ -103,6 +103,7 @@ def play_until(socks: list[Sock], pred: Callable[[int, dict[str, Any]], bool], l
     raise AssertionError("the situation never came")
 
 
+@pytest.mark.slow  # plays whole hands over a live socket (2-5 s)
 def test_cards_not_held_revokes_and_spades_led_early(player: Callable[[], Player]) -> None:
     tid, ps, socks = seat_four(player, {"preset": "standard", "target": 100})
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from .harness import LiveServer, Player, Sock, settle
 from .test_play import concrete
 
@@ -23,6 +25,8 @@ def whole_state(s: Sock) -> tuple[Any, Any]:
             return before, m["state"]
 
 
+# A whole game over a live socket (about 20 s): slow; tests/server/test_events.py covers every preset in process.
+@pytest.mark.slow
 def test_the_state_the_events_lead_to_is_the_servers(live: Callable[..., LiveServer]) -> None:
     srv = live(bot_delay=0.0)
     ps = [Player(srv.url, srv.ws_url) for _ in range(4)]

@@ -171,6 +171,7 @@ def test_hints_are_off_at_rated_tables(player: Callable[[], Player]) -> None:
     settle(socks, 0.05)
 
 
+@pytest.mark.slow  # plays whole hands over a live socket (2-5 s)
 def test_team_bidding_partner_accepts_or_bids_nil_over_the_socket(player: Callable[[], Player]) -> None:
     """rules.md, team bidding: after a side total "either may still bid nil"; the partner may also let it stand."""
     _, _, socks = seat_four(player, {"preset": "standard", "team_bidding": True, "target": 100})

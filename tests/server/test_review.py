@@ -52,6 +52,7 @@ def wait_done(get: Callable[[], Any], seconds: float = 120) -> dict[str, Any]:
         time.sleep(0.2)
 
 
+@pytest.mark.slow  # plays whole hands over a live socket (2-5 s)
 def test_a_finished_game_is_reviewed_for_the_players_seat_once(player: Callable[[], Player]) -> None:
     p = player()
     tid = finished_game(p)

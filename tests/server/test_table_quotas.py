@@ -70,6 +70,7 @@ def test_chat_is_counted_across_a_players_sockets(player: Callable[[], Player]) 
     assert s.until(lambda x: x.get("id") == "hi")["type"] == "ack"
 
 
+@pytest.mark.slow  # plays whole hands over a live socket (2-5 s)
 def test_idle_tables_leave_memory_and_come_back_exactly(live: Callable[..., LiveServer]) -> None:
     server = live(idle_table_seconds=0.4)
     hub = server.app.state.hub

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from .harness import LiveServer, Player, Sock, seat_four, settle, wait_turn
 from .test_play import choose
 
@@ -20,6 +22,7 @@ def my_cards_now(start: list[str], seat: int, events: list[dict[str, Any]]) -> s
     return set(start) - played
 
 
+@pytest.mark.slow  # waits out real turn timers (about 6 s)
 def test_bot_takes_a_dropped_seat_and_hands_it_back(live: Callable[..., LiveServer]) -> None:
     srv = live(time_scale=0.2)  # a 25 s turn lasts 5 s (long enough for a loaded machine to answer its turns)
     tid, ps, socks = seat_four(lambda: Player(srv.url, srv.ws_url), RULES, turn_seconds=25, bot_level="random")

@@ -201,3 +201,12 @@ def screenshot(page: Any, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A browser test costs seconds of Chromium: the quick ``pytest`` loop keeps those marked ``smoke`` (a
+    whole game against the computer) and leaves the rest to ``./test``."""
+    for item in items:
+        if "tests/web/" in str(item.fspath) and "browser" in getattr(item, "fixturenames", ()) \
+                and item.get_closest_marker("smoke") is None:
+            item.add_marker(pytest.mark.slow)

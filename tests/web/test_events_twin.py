@@ -51,7 +51,9 @@ def replay_in_node(streams: list[dict[str, Any]]) -> list[list[Any]]:
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+# Node replays a preset's streams in about a second: the quick loop runs the standard one, ./test every preset.
+@pytest.mark.parametrize("preset", [p if p == "standard" else pytest.param(p, marks=pytest.mark.slow)
+                                    for p in sorted(PRESETS)])
 def test_the_browser_applies_every_event_as_the_engine_does(preset: str) -> None:
     node()
     streams = run(preset, seed=sum(map(ord, preset)) + 1, batches=250, timed=preset == "standard")

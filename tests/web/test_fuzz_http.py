@@ -52,6 +52,7 @@ def test_the_schema_describes_the_bodies() -> None:
         assert "requestBody" in paths[path][method], path
 
 
+@pytest.mark.slow  # every operation of the schema, valid and invalid requests: a fuzzer run by ./test
 @schema.parametrize()
 @settings(max_examples=12, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))

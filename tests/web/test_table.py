@@ -68,6 +68,7 @@ def take_turn(page: Any, bid: str = "3") -> str | None:
 
 
 @pytest.mark.parametrize("viewport", BOTH_SIZES, indirect=True)
+@pytest.mark.smoke
 def test_whole_game_against_the_computer(page: Any, game_server: LiveServer,
                                          viewport: tuple[str, dict[str, int]]) -> None:
     name = viewport[0]
