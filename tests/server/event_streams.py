@@ -38,7 +38,8 @@ class ViewerStream:
     steps: list[tuple[list[Msg], Msg]] = field(default_factory=list)
 
 
-def _drain(conn: Conn) -> list[Msg]:
+def drain(conn: Conn) -> list[Msg]:
+    """Every message the hub has queued for an in-process connection, decoded."""
     out = []
     while not conn.outbox.empty():
         text = conn.outbox.get_nowait()
@@ -75,7 +76,7 @@ def play(rules: Any, seed: int, batches: int = 400, timed: bool = False) -> list
         hub._broadcast(t, rows)
         for conn, s in streams:
             s.viewer = hub.viewer_of(t, conn)  # (the seats are taken after the sockets open)
-            s.steps.append((_drain(conn), hub.state(t, s.viewer)))
+            s.steps.append((drain(conn), hub.state(t, s.viewer)))
 
     for i in range(n):
         join(f"seat {i}", f"p{i}")

@@ -4,7 +4,6 @@ hub asks its ``Ownership`` and its ``Bus`` at each step. The real cluster parts 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
@@ -14,6 +13,8 @@ from spades.server.protocol import PROTOCOL_VERSION
 from spades.server.table import Seat
 from spades.storage.base import TableRow
 from spades.storage.memory import MemoryStorage
+
+from .event_streams import drain
 
 
 class RecordingBus(NoBus):
@@ -53,15 +54,6 @@ class Elsewhere(LocalOwnership):
         """Takes nothing up."""
 
 
-def _drain(conn: Conn) -> list[dict[str, Any]]:
-    out = []
-    while not conn.outbox.empty():
-        text = conn.outbox.get_nowait()
-        assert text is not None
-        out.append(json.loads(text))
-    return out
-
-
 def test_the_owner_publishes_each_commit_and_a_replica_forwards_and_follows() -> None:
     async def run() -> None:
         storage = MemoryStorage()
@@ -78,13 +70,13 @@ def test_the_owner_publishes_each_commit_and_a_replica_forwards_and_follows() ->
             await owner.hello(at_owner, {"v": PROTOCOL_VERSION})
             await replica.hello(at_replica, {"v": PROTOCOL_VERSION})
             assert replica_bus.watched == {"t1"}  # the bus watched the table for the socket here
-            assert _drain(at_owner)[0]["type"] == _drain(at_replica)[0]["type"] == "welcome"
+            assert drain(at_owner)[0]["type"] == drain(at_replica)[0]["type"] == "welcome"
 
             # On the owner a change runs the whole pipeline: stored, sent here, then published.
             await owner.handle(at_owner, {"type": "chat", "text": "hello", "id": "c1"})
             stored = storage.load_events("t1")
             assert [r.kind for r in stored] == ["chat"]
-            assert [m["type"] for m in _drain(at_owner)] == ["event", "ack"]
+            assert [m["type"] for m in drain(at_owner)] == ["event", "ack"]
             assert [(tid, [r.seq for r in u.rows]) for tid, u in owner_bus.published] == [("t1", [1])]
 
             # Elsewhere the same message goes to the owner over the bus, and nothing is written here.
@@ -96,13 +88,13 @@ def test_the_owner_publishes_each_commit_and_a_replica_forwards_and_follows() ->
             # What the owner published reaches the replica's socket, in order, without reading the log...
             _, update = owner_bus.published[0]
             assert await replica.follow("t1", update) is False
-            got = _drain(at_replica)
+            got = drain(at_replica)
             assert [(m["type"], m["seq"]) for m in got] == [("event", 1)]
             # ...and a gap (row 2 lost, row 3 published) is filled from the log.
             await owner.handle(at_owner, {"type": "chat", "text": "two", "id": "c3"})
             await owner.handle(at_owner, {"type": "chat", "text": "three", "id": "c4"})
             assert await replica.follow("t1", owner_bus.published[-1][1]) is True
-            assert [(m["type"], m["seq"]) for m in _drain(at_replica)] == [("event", 2), ("event", 3)]
+            assert [(m["type"], m["seq"]) for m in drain(at_replica)] == [("event", 2), ("event", 3)]
             assert replica.tables["t1"].seq == owner.tables["t1"].seq == 3
         finally:
             await owner.stop()
