@@ -118,6 +118,17 @@ def positions(v: HandView, totals: tuple[int, ...], bags: tuple[int, ...]) -> li
     return out
 
 
+def random_game(rng: random.Random, g: int) -> tuple[Any, Game, list[Any]]:
+    """The ``g``-th game a search for positions plays: its rule set in turn (returned as written, for the
+    record), bots of mixed levels, a seeded deal."""
+    spec = RULE_SETS[g % len(RULE_SETS)]
+    rules = load_rules(spec)
+    levels = [rng.choice(["random", "easy", "normal", "normal"]) for _ in range(rules.layout.n)]
+    bots = [make_bot(lv, rng.randrange(10**6)) for lv in levels]
+    game = Game(rules, first_dealer=rng.randrange(rules.layout.n), shuffler=seeded_shuffler(rng.randrange(10**9)))
+    return spec, game, bots
+
+
 def main(seed: int = 20261129) -> None:
     """Play games until every label has its quota; write the files."""
     OUT_DIR.mkdir(parents=True, exist_ok=True)
@@ -128,11 +139,7 @@ def main(seed: int = 20261129) -> None:
     g = 0
     while any(counts[k] < QUOTA[k] for k in QUOTA) and g < 4000:
         g += 1
-        spec = RULE_SETS[g % len(RULE_SETS)]
-        rules = load_rules(spec)
-        levels = [rng.choice(["random", "easy", "normal", "normal"]) for _ in range(rules.layout.n)]
-        bots = [make_bot(lv, rng.randrange(10**6)) for lv in levels]
-        game = Game(rules, first_dealer=rng.randrange(rules.layout.n), shuffler=seeded_shuffler(rng.randrange(10**9)))
+        spec, game, bots = random_game(rng, g)
         taken_this_hand: set[tuple[int, str]] = set()
         while not game.over and len(game.results) < 8:
             hand = game.hand

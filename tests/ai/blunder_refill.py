@@ -18,12 +18,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from spades.ai import make_bot
-from spades.core import Action, Game, action_to_dict, record_of, seeded_shuffler, view_hand
-from spades.variants import load_rules, read_record
+from spades.core import Action, action_to_dict, record_of, view_hand
+from spades.variants import read_record
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from ai.blunder_maker import OUT_DIR, RULE_SETS, positions
+from ai.blunder_maker import OUT_DIR, positions, random_game
 from ai.blunder_measure import measure
 from ai.blunders import Position, check
 
@@ -44,17 +43,13 @@ def main() -> None:
     g = 0
     while names and g < 3000:
         g += 1
-        spec = RULE_SETS[g % len(RULE_SETS)]
-        rules = load_rules(spec)
-        levels = [rng.choice(["random", "easy", "normal", "normal"]) for _ in range(rules.layout.n)]
-        bots = [make_bot(lv, rng.randrange(10**6)) for lv in levels]
-        game = Game(rules, first_dealer=rng.randrange(rules.layout.n), shuffler=seeded_shuffler(rng.randrange(10**9)))
+        spec, game, bots = random_game(rng, g)
         while names and not game.over and len(game.results) < 8:
             hand = game.hand
             seat = hand.to_act
             v = view_hand(hand, seat)
             for label, info in positions(v, tuple(game.totals), tuple(game.bags)):
-                if label != args.label or sum(v.hand_sizes) > MAX_CARDS or len(rules.layout.sides) != 2:
+                if label != args.label or sum(v.hand_sizes) > MAX_CARDS or len(game.rules.layout.sides) != 2:
                     continue
                 rec = record_of(game, spec)
                 note = info.pop("note")
