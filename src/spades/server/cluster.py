@@ -53,7 +53,7 @@ from redis.exceptions import RedisError
 
 from spades.server.accounts import LoginLimiter, login_delay
 from spades.server.hub import Conn, Hub
-from spades.server.parts import Published
+from spades.server.parts import HubPart, Published
 from spades.server.protocol import ProtocolError
 from spades.server.table import TableState
 from spades.storage.base import ChatRow, EventLog, EventRow, PlayerRow, Storage
@@ -161,7 +161,7 @@ class RedisLimiter:
             await self.bus.redis.delete(self._key(key))
 
 
-class LeaseOwnership:
+class LeaseOwnership(HubPart):
     """The ``Ownership`` of a cluster process: the tables whose lease it holds (``spades.storage.lease``).
 
     It takes a table made here (``adopt``), one nobody holds when a message for it arrives
@@ -187,17 +187,6 @@ class LeaseOwnership:
         """Per owned table: the other process that held all its sockets at the last round."""
         self.stopping = False
         self.loop: asyncio.Task[None] | None = None
-        self._hub: Hub | None = None
-
-    @property
-    def hub(self) -> Hub:
-        """The hub this part serves."""
-        assert self._hub is not None, "LeaseOwnership is not bound to a hub"
-        return self._hub
-
-    def bind(self, hub: Hub) -> None:
-        """Remember the hub."""
-        self._hub = hub
 
     def event_log(self, storage: Storage) -> EventLog:
         """The SQL log, every write fenced by this process's lease (``Leases.guard``)."""
@@ -388,7 +377,7 @@ class LeaseOwnership:
                 await self.acquire(tid)
 
 
-class RedisBus:
+class RedisBus(HubPart):
     """The ``Bus`` of a cluster process: Redis (see the module's notes)."""
 
     def __init__(self, redis_url: str, node: str, *, prefix: str = "spades:", lease_seconds: float = 5.0,
@@ -416,17 +405,6 @@ class RedisBus:
         another process, ``batches`` of new rows this owner published, every message ``published`` (rows,
         answers, forwards, releases), failed publishes, and gaps a replica filled from the log."""
         self.loops: list[asyncio.Task[None]] = []
-        self._hub: Hub | None = None
-
-    @property
-    def hub(self) -> Hub:
-        """The hub this part serves."""
-        assert self._hub is not None, "RedisBus is not bound to a hub"
-        return self._hub
-
-    def bind(self, hub: Hub) -> None:
-        """Remember the hub."""
-        self._hub = hub
 
     # ------------------------------------------------------------------ names
 

@@ -180,6 +180,22 @@ class Bus(Protocol):
         ...
 
 
+class HubPart:
+    """The binding every part of a hub shares: ``bind`` remembers the hub, ``hub`` reads it back."""
+
+    _hub: Hub | None = None
+
+    @property
+    def hub(self) -> Hub:
+        """The hub this part serves."""
+        assert self._hub is not None, f"{type(self).__name__} is not bound to a hub"
+        return self._hub
+
+    def bind(self, hub: Hub) -> None:
+        """Remember the hub."""
+        self._hub = hub
+
+
 class LocalOwnership:
     """One process owns every table: it resumes every unfinished table at start, writes the storage's
     own log, and never loses a table."""
