@@ -24,6 +24,7 @@ from spades.core.view import apply_event
 from spades.server.app import create_app
 from spades.server.config import ServerConfig
 from spades.server.hub import BotLevels
+from spades.server.protocol import PROTOCOL_VERSION, event_of
 from spades.storage import Storage
 
 Msg = dict[str, Any]
@@ -45,6 +46,14 @@ def answers_healthz(url: str, proc: subprocess.Popen[bytes], seconds: float) -> 
         if time.monotonic() > deadline or proc.poll() is not None:
             return False
         time.sleep(0.1)
+
+
+def event(m: Msg) -> Msg:
+    """The event of an event message in the structured shape (``protocol.event_of``: ``{"kind": "action",
+    "action": {"seat": 1, "play": "QD"}, "by": "player"}``, or ``{"kind": "chat", ...fields}``); ``{}`` for
+    any other message, so ``event(m).get("kind") == "deal"`` asks both whether it is an event and which."""
+    got = event_of(m)
+    return {} if got is None else got[1]
 
 
 def free_port() -> int:
@@ -159,11 +168,12 @@ class Sock:
         self.raw.append(raw)
         m: Msg = json.loads(raw)
         self.received.append(m)
-        if "seq" in m and m["type"] in ("event", "snapshot", "state"):
-            if m["type"] == "event":
-                assert m["seq"] == self.seq + 1 or self.seq == 0, (m["seq"], self.seq)
+        if "ev" in m:  # an event (the one message without a type)
+            assert m["ev"] == self.seq + 1 or self.seq == 0, (m["ev"], self.seq)
+            self.seq = m["ev"]
+        elif "seq" in m and m["type"] in ("snapshot", "state"):
             self.seq = m["seq"]
-        if m["type"] == "event" and "state" not in m:
+        if "ev" in m and "state" not in m:
             # An event applies to the state after the previous one (``protocol.md``, Changes); one with a
             # change then carries, for the tests, the state it leads to, as the whole state did before.
             assert self.state is not None or "change" not in m, ("a change without a state before it", m)
@@ -202,7 +212,7 @@ class Sock:
             if left <= 0:
                 raise TimeoutError("no pong")
             m = self.recv(timeout=left)
-            if m["type"] == "pong":
+            if m.get("type") == "pong":
                 self.received.pop()
                 self.raw.pop()
                 return out
@@ -224,7 +234,7 @@ class Sock:
         self.counter += 1
         cid = cid or f"a{self.counter}-{time.monotonic_ns()}"
         self.send({"type": "action", "id": cid, "action": action})
-        return self.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == cid)
+        return self.until(lambda m: m.get("type") in ("ack", "error") and m.get("id") == cid)
 
     @property
     def view(self) -> Msg | None:
@@ -254,7 +264,7 @@ class Player:
                        ping_interval=None)  # type: ignore[arg-type]
         s = Sock(conn)
         if hello:
-            msg: Msg = {"type": "hello", "v": 1, "last_seq": last_seq}
+            msg: Msg = {"type": "hello", "v": PROTOCOL_VERSION, "last_seq": last_seq}
             if invite:
                 msg["invite"] = invite
             if seeds:
@@ -269,7 +279,7 @@ class Player:
 def anonymous_sock(ws_base: str, table: str, invite: str | None = None) -> Sock:
     """A socket with no session at all (an anonymous spectator)."""
     s = Sock(connect(f"{ws_base}/ws/tables/{table}", open_timeout=10, max_size=2**22, ping_interval=None))
-    msg: Msg = {"type": "hello", "v": 1, "last_seq": None}
+    msg: Msg = {"type": "hello", "v": PROTOCOL_VERSION, "last_seq": None}
     if invite:
         msg["invite"] = invite
     s.send(msg)
@@ -295,7 +305,7 @@ def seat_four(make: Callable[[], Player], rules: Any, public: bool = True,
     for i in range(1, 4):
         s = ps[i].sock(tid, invite=invite)
         s.send({"type": "sit", "seat": i, "id": f"sit{i}"})
-        ack = s.until(lambda m, i=i: m["type"] in ("ack", "error") and m.get("id") == f"sit{i}")
+        ack = s.until(lambda m, i=i: m.get("type") in ("ack", "error") and m.get("id") == f"sit{i}")
         assert ack["type"] == "ack", ack
         socks.append(s)
     for s in socks:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .harness import LiveServer, Player, Sock, seat_four, seat_to_act, settle
+from .harness import LiveServer, Player, Sock, event, seat_four, seat_to_act, settle
 from .test_bad_inputs import assert_unchanged, error_for
 
 RULES = {"preset": "standard", "target": 100, "blind_behind": 0}
@@ -44,15 +44,15 @@ def test_chat_drops_bidi_and_zero_width(player: Callable[[], Player]) -> None:
     s = p.sock(tid)
     s.send({"type": "chat", "id": "c1", "text": "gl\u202e\u2066hf\u200b\u200c\u200d\u2060\ufeff\u200e\u200f!"
                                                  "\u202a\u202b\u202c\u202d\u2067\u2068\u2069"})
-    ev = s.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "chat")
-    assert ev["event"]["text"] == "glhf!"
+    ev = s.until(lambda m: event(m).get("kind") == "chat")
+    assert event(ev)["text"] == "glhf!"
     s.send({"type": "chat", "id": "c2", "text": "\u200b\u202e\ufeff"})
     assert s.until(lambda m: m.get("id") == "c2")["code"] == "chat_length"
 
 
 def sit(s: Sock, seat: int, cid: str) -> dict[str, Any]:
     s.send({"type": "sit", "seat": seat, "id": cid})
-    return s.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == cid)
+    return s.until(lambda m: m.get("type") in ("ack", "error") and m.get("id") == cid)
 
 
 def bot_table(p: Player, public: bool = True) -> tuple[str, Sock]:

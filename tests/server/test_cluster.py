@@ -26,7 +26,7 @@ from spades.storage.lease import Leases
 from spades.storage.sql import SqlStorage
 
 from .cluster_harness import Cluster, Node, cluster_fixture, free_redis_port
-from .harness import Player, Sock, anonymous_sock, settle, wait_turn
+from .harness import Player, Sock, anonymous_sock, event, settle, wait_turn
 from .test_play import choose
 
 
@@ -149,7 +149,7 @@ def test_actions_and_events_cross_processes(cluster: Cluster) -> None:
     s2.send({"type": "chat", "text": "hi", "id": "c1"})
     assert s2.until(lambda m: m.get("id") == "c1").get("duplicate") is True
     settle(g.all_socks(), 0.3)
-    assert all(any(m.get("event", {}).get("text") == "hi" for m in s.received) for s in g.all_socks())
+    assert all(any(event(m).get("text") == "hi" for m in s.received) for s in g.all_socks())
     # Failed logins count across processes: five on one process block the sixth on the other.
     ok = Player(a.url, a.ws_url)
     ok.http.post("/api/register", json={"username": "clu_ann", "password": "secret-pass"})
@@ -266,19 +266,19 @@ def test_a_player_on_another_process_gives_a_seed_every_hand(cluster: Cluster) -
     g = Game(tid, {0: p0, 2: p2}, {0: s0, 2: s2}, {0: a, 2: b}, spec, b)
     assert cluster.owner(tid) is a
 
-    def event(kind: str, hand: int) -> dict[str, Any]:
+    def event_of(kind: str, hand: int) -> dict[str, Any]:
         def match(m: dict[str, Any]) -> bool:
-            return m["type"] == "event" and m["event"]["kind"] == kind and m["event"].get("hand") == hand
+            return event(m).get("kind") == kind and event(m).get("hand") == hand
         got = [m for m in s2.received if match(m)] or [s2.until(match, timeout=30)]
-        return dict(got[0]["event"])
+        return event(got[0])
 
     for hand in (0, 1):
-        commit = event("commit", hand)
+        commit = event_of("commit", hand)
         seed = f"far-away-{hand}"
         s2.send({"type": "seed", "hand": hand, "commitment": commit["commitment"], "seed": seed, "id": f"s{hand}"})
         ack = s2.until(lambda m, h=hand: m.get("id") == f"s{h}")
         assert ack["type"] == "ack", (hand, ack)
-        deal = event("deal", hand)
+        deal = event_of("deal", hand)
         assert deal["client_seeds"][2] == seed and deal["client_seeds"][0] == "(none)", deal["client_seeds"]
         if hand == 0:  # play the first hand out: each person bids once and plays 13 cards
             # The owner reads who sends seeds from presence every third of a lease; this player has been
@@ -514,4 +514,4 @@ def test_logout_closes_the_sessions_sockets_on_every_process(cluster: Cluster) -
             closed = True
     assert closed
     theirs.send({"type": "ping"})
-    assert theirs.until(lambda m: m["type"] == "pong")["type"] == "pong"
+    assert theirs.until(lambda m: m.get("type") == "pong")["type"] == "pong"

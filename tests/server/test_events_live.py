@@ -21,7 +21,7 @@ def whole_state(s: Sock) -> tuple[Any, Any]:
     while True:
         before = s.state
         m = s.recv()
-        if m["type"] == "state":
+        if m.get("type") == "state":
             return before, m["state"]
 
 

@@ -13,7 +13,7 @@ from spades.core.cards import card_text
 from spades.shuffle.verify import derive_hand, verify_record
 from spades.variants import load_rules
 
-from .harness import LiveServer, Msg, Player, ServeProcess, Sock
+from .harness import LiveServer, Msg, Player, ServeProcess, Sock, event
 from .test_play import choose
 
 RULES = {"preset": "standard", "target": 100, "lose_at": -100}
@@ -21,7 +21,7 @@ RULES = {"preset": "standard", "target": 100, "lose_at": -100}
 
 def events(s: Sock, kind: str) -> list[Msg]:
     """The events of one kind this socket received, in order, with their numbers."""
-    return [dict(m["event"], seq=m["seq"]) for m in s.received if m["type"] == "event" and m["event"]["kind"] == kind]
+    return [dict(event(m), seq=m["ev"]) for m in s.received if event(m).get("kind") == kind]
 
 
 def wait_event(s: Sock, kind: str, hand: int | None = None, timeout: float = 20) -> Msg:
@@ -30,7 +30,7 @@ def wait_event(s: Sock, kind: str, hand: int | None = None, timeout: float = 20)
         return hand is None or e.get("hand") == hand
     got = [e for e in events(s, kind) if match(e)]
     if not got:
-        s.until(lambda m: m["type"] == "event" and m["event"]["kind"] == kind and match(m["event"]), timeout)
+        s.until(lambda m: event(m).get("kind") == kind and match(event(m)), timeout)
         got = [e for e in events(s, kind) if match(e)]
     return got[0]
 
@@ -42,7 +42,7 @@ def seed_msg(commit: Msg, seed: Any, **extra: Any) -> Msg:
 def reply(s: Sock, msg: Msg, cid: str) -> Msg:
     """Send a message with an id and return its ack or error."""
     s.send(dict(msg, id=cid))
-    return s.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == cid)
+    return s.until(lambda m: m.get("type") in ("ack", "error") and m.get("id") == cid)
 
 
 def test_the_deal_waits_for_every_players_seed_and_derives_from_them(live: Callable[..., LiveServer]) -> None:
@@ -74,7 +74,7 @@ def test_the_deal_waits_for_every_players_seed_and_derives_from_them(live: Calla
     assert "seed" not in events(socks[3], "seed")[0]  # another player's seed stays theirs until the deal
     assert socks[3].state is not None and socks[3].state["seeding"]["sent"] == [0, 1, 2]
     assert reply(socks[3], seed_msg(commit, mine[3]), "seed3")["type"] == "ack"
-    first = next(m for m in socks[3].received if m["type"] == "event" and m["event"]["kind"] == "deal")
+    first = next(m for m in socks[3].received if event(m).get("kind") == "deal")
     assert first["table"]["status"] == "playing"  # the page learns the game has begun
     views = []
     for s in socks:
@@ -154,7 +154,7 @@ def test_play_alone_with_seeds_every_hand_and_verify_the_record(live: Callable[.
     tid = p.http.post("/api/play", json={"rules": rules, "bot_level": "random"}).json()["id"]
     s = p.sock(tid, seeds=True)
     sent: dict[int, str] = {}
-    s.until(lambda m: m["type"] == "snapshot")
+    s.until(lambda m: m.get("type") == "snapshot")
     while not (s.state and s.state["over"]):
         seeding = s.state["seeding"] if s.state else None
         view = s.view
@@ -188,7 +188,7 @@ def test_a_waiting_deal_survives_kill_9_and_takes_the_seed_afterwards(tmp_path: 
         srv.kill9()
         srv = ServeProcess(db, port=srv.port, extra=["--bot-delay", "0", "--seed-seconds", "30"]).start()
         back = p.sock(tid, seeds=True)
-        snap = back.until(lambda m: m["type"] == "snapshot")
+        snap = back.until(lambda m: m.get("type") == "snapshot")
         assert snap["state"]["seeding"] == {"hand": 0, "commitment": commit["commitment"], "sent": []}
         assert reply(back, seed_msg(commit, "after-the-restart"), "seed")["type"] == "ack"
         deal = wait_event(back, "deal")

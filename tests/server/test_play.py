@@ -52,7 +52,7 @@ def test_play_alone_against_the_computer(player: Callable[[], Player]) -> None:
     assert r.status_code == 200, r.text
     tid = r.json()["id"]
     s = p.sock(tid)
-    s.until(lambda m: m["type"] == "snapshot")
+    s.until(lambda m: m.get("type") == "snapshot")
     moves = 0
     while not (s.state and s.state["over"]):
         view = s.view
@@ -86,7 +86,7 @@ def test_four_clients_play_a_whole_game(player: Callable[[], Player]) -> None:
     for i in range(1, 4):
         s = ps[i].sock(tid)
         s.send({"type": "sit", "seat": i, "id": f"sit{i}"})
-        s.until(lambda m: m["type"] in ("ack", "error") and m.get("id", "").startswith("sit"))
+        s.until(lambda m: m.get("type") in ("ack", "error") and m.get("id", "").startswith("sit"))
         socks.append(s)
     humans = dict(enumerate(socks))
     while (seat := wait_turn(socks, humans)) is not None:

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from .harness import LiveServer, Player, Sock, seat_four, seat_to_act, settle
+from spades.server.protocol import PROTOCOL_VERSION
+
+from .harness import LiveServer, Player, Sock, event, seat_four, seat_to_act, settle
 from .test_play import choose
 
 RULES = {"preset": "standard", "target": 100}
@@ -26,13 +28,13 @@ def chat_lines(s: Sock, count: int, tag: str, batch: int = 200) -> None:
         last = min(count, start + batch) - 1
         for i in range(start, last + 1):
             s.send({"type": "chat", "text": f"{tag} {i}", "id": f"{tag}-{i}"})
-        s.until(lambda m, last=last: m["type"] == "ack" and m.get("id") == f"{tag}-{last}")
+        s.until(lambda m, last=last: m.get("type") == "ack" and m.get("id") == f"{tag}-{last}")
 
 
 def fresh_state(p: Player, tid: str) -> dict[str, Any]:
     """The state of a fresh snapshot."""
     s = p.sock(tid)
-    m = s.until(lambda m: m["type"] == "snapshot")
+    m = s.until(lambda m: m.get("type") == "snapshot")
     s.close()
     return dict(m["state"], turn=None)
 
@@ -46,8 +48,8 @@ def test_reconnect_after_missing_1_and_50_events(player: Callable[[], Player]) -
     assert socks[1].act(choose(socks[1].view))["type"] == "ack"  # type: ignore[arg-type]
     back = ps[0].sock(tid, last_seq=k)
     got = back.drain(0.3)
-    assert [m["seq"] for m in got] == [k + 1] and got[0]["type"] == "event"
-    assert got[0]["event"]["action"]["seat"] == 1 and "state" in got[0]
+    assert [m["ev"] for m in got] == [k + 1]
+    assert event(got[0])["action"]["seat"] == 1 and "state" in got[0]
     assert dict(got[0]["state"], turn=None) == fresh_state(ps[0], tid)
     # Miss 50: two bids and 48 chat lines.
     k = back.seq
@@ -59,10 +61,10 @@ def test_reconnect_after_missing_1_and_50_events(player: Callable[[], Player]) -
     chat_lines(socks[1], 48, "hello")
     back = ps[0].sock(tid, last_seq=k)
     got = back.drain(0.3)
-    assert [m["seq"] for m in got] == list(range(k + 1, k + 51))
-    assert all(m["type"] == "event" for m in got) and "state" in got[-1] and "state" not in got[0]
-    assert [m["event"]["kind"] for m in got[:2]] == ["action", "action"]
-    assert got[-1]["event"] == {"kind": "chat", "name": ps[1].me["name"], "player": ps[1].me["id"],
+    assert [m["ev"] for m in got] == list(range(k + 1, k + 51))
+    assert all("ev" in m for m in got) and "state" in got[-1] and "state" not in got[0]
+    assert [event(m)["kind"] for m in got[:2]] == ["action", "action"]
+    assert event(got[-1]) == {"kind": "chat", "name": ps[1].me["name"], "player": ps[1].me["id"],
                                 "text": "hello 47"}
     assert dict(got[-1]["state"], turn=None) == fresh_state(ps[0], tid)
     # It is seat 0's turn and the caught-up client can act.
@@ -96,13 +98,14 @@ def test_forged_last_seen_numbers(player: Callable[[], Player]) -> None:
         assert snap["type"] == "snapshot" and snap["seq"] == seq
         s.close()
     s = ps[0].sock(tid, hello=False)
-    s.send({"type": "hello", "v": 1, "last_seq": "12"})
+    s.send({"type": "hello", "v": PROTOCOL_VERSION, "last_seq": "12"})
     assert s.recv()["code"] == "malformed"
-    s.send({"type": "hello", "v": 2})
-    assert s.recv()["code"] == "version"
+    s.send({"type": "hello", "v": 1})  # version 1: events in the long envelope, no longer spoken
+    err = s.recv()
+    assert err["code"] == "version" and "speaks protocol version 2" in err["reason"], err
     s.send({"type": "chat", "text": "before hello"})
     assert s.recv()["code"] == "hello_first"
-    s.send({"type": "hello", "v": 1, "last_seq": seq})
+    s.send({"type": "hello", "v": PROTOCOL_VERSION, "last_seq": seq})
     assert s.recv()["type"] == "welcome" and s.recv()["type"] == "state"
 
 
@@ -115,8 +118,8 @@ def test_two_tabs_on_one_seat_and_exactly_once(player: Callable[[], Player]) -> 
     action = choose(socks[1].view)  # type: ignore[arg-type]
     ack = socks[1].act(action, cid="bid-once")
     assert ack["type"] == "ack"
-    seen = tab2.until(lambda m: m["type"] == "event")
-    assert seen["seq"] == ack["seq"] and seen["event"]["action"] == {"seat": 1, **action}
+    seen = tab2.until(lambda m: "ev" in m)
+    assert seen["ev"] == ack["seq"] and event(seen)["action"] == {"seat": 1, **action}
     # The same client id again, from either tab: acknowledged, not applied again.
     dup = tab2.act(action, cid="bid-once")
     assert dup == {"type": "ack", "id": "bid-once", "seq": ack["seq"], "duplicate": True}
@@ -129,4 +132,4 @@ def test_two_tabs_on_one_seat_and_exactly_once(player: Callable[[], Player]) -> 
     socks[1].close()
     settle(socks[2:], 0.1)
     assert socks[2].act(choose(socks[2].view))["type"] == "ack"  # type: ignore[arg-type]
-    assert tab2.until(lambda m: m["type"] == "event")["event"]["action"]["seat"] == 2
+    assert event(tab2.until(lambda m: "ev" in m))["action"]["seat"] == 2

@@ -12,7 +12,7 @@ import pytest
 
 from spades.server.hub import RESTART_GRACE
 
-from .harness import Player, ServeProcess, Sock, seat_four, settle, wait_turn
+from .harness import Player, ServeProcess, Sock, event, seat_four, settle, wait_turn
 from .test_play import choose
 
 
@@ -116,7 +116,7 @@ def test_turn_timers_and_game_clocks_resume_after_kill_9(tmp_path: Path) -> None
         ta, pa, _ = seat_four(make, {"preset": "standard", "time_limit_minutes": 5}, turn_seconds=600)
         tb, pb, sb = seat_four(make, {"preset": "standard"}, turn_seconds=40)
         probe = pa[0].sock(ta)
-        probe.until(lambda m: m["type"] == "snapshot")
+        probe.until(lambda m: m.get("type") == "snapshot")
         read_at = time.monotonic()
         seat_a, left_a, game_a = clocks(probe)
         assert 0 < left_a <= 60 and game_a is not None and 0 < game_a <= 300
@@ -129,13 +129,13 @@ def test_turn_timers_and_game_clocks_resume_after_kill_9(tmp_path: Path) -> None
         # Table B: the deadline passed during the downtime: after the short grace the bot plays that turn
         # (a fresh timer would wait 4 s more).
         b = pb[0].sock(tb, last_seq=sb[0].seq)
-        ev = b.until(lambda m: m["type"] == "event" and m["event"].get("by") == "timeout", timeout=10)
-        assert ev["event"]["action"]["seat"] == seat_b
+        ev = b.until(lambda m: "ev" in m and event(m).get("by") == "timeout", timeout=10)
+        assert event(ev)["action"]["seat"] == seat_b
         assert time.monotonic() - up <= min(40, RESTART_GRACE) * scale + 2.0
         # Table A: the same turn, with what was left less the time that passed (a fresh timer gives 60 s),
         # and the game clock going on.
         again = pa[0].sock(ta)
-        again.until(lambda m: m["type"] == "snapshot")
+        again.until(lambda m: m.get("type") == "snapshot")
         elapsed = time.monotonic() - read_at
         seat, left, game = clocks(again)
         assert seat == seat_a
@@ -159,7 +159,7 @@ def test_an_away_player_stays_away_after_a_restart(tmp_path: Path) -> None:
                                    bot_level="random")
         gone = socks[0].view["to_act"]  # type: ignore[index]
         socks[gone].close()
-        m = socks[(gone + 1) % 4].until(lambda m: m["type"] == "table" and m["table"]["seats"][gone]["away"],
+        m = socks[(gone + 1) % 4].until(lambda m: m.get("type") == "table" and m["table"]["seats"][gone]["away"],
                                         timeout=15)
         assert m["table"]["seats"][gone]["away"] is True
         srv.kill9()
@@ -172,8 +172,8 @@ def test_an_away_player_stays_away_after_a_restart(tmp_path: Path) -> None:
         watcher = next(iter(here.values()))
 
         def by_gone(since: int) -> list[dict[str, Any]]:
-            return [m for m in watcher.received[since:] if m["type"] == "event" and m["event"]["kind"] == "action"
-                    and m["event"]["action"]["seat"] == gone]
+            return [m for m in watcher.received[since:] if event(m).get("kind") == "action"
+                    and event(m)["action"]["seat"] == gone]
 
         for _ in range(12):
             seat = wait_turn(list(here.values()), here, timeout=10)
@@ -189,6 +189,6 @@ def test_an_away_player_stays_away_after_a_restart(tmp_path: Path) -> None:
                 break
         else:
             raise AssertionError("the away seat's turn never came")
-        assert [m["event"]["by"] for m in by_gone(mark)] == ["bot"] and time.monotonic() - acted < 2.5
+        assert [event(m)["by"] for m in by_gone(mark)] == ["bot"] and time.monotonic() - acted < 2.5
     finally:
         srv.stop()

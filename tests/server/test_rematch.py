@@ -37,7 +37,7 @@ def test_a_rematch_keeps_the_seats_and_tells_everyone(server: LiveServer) -> Non
     new = asked.json()
     assert new["seat"] == 0 and new["by"] == host.me["name"] and new["invite"]
     # The guest's page hears of it in the table's description.
-    told = gs.until(lambda m: m["type"] == "table" and (m["table"].get("rematch") or {}).get("id") == new["id"])
+    told = gs.until(lambda m: m.get("type") == "table" and (m["table"].get("rematch") or {}).get("id") == new["id"])
     assert told["table"]["rematch"]["invite"] == new["invite"]
     again = guest.http.post(f"/api/tables/{tid}/rematch", json={})
     assert again.status_code == 200 and again.json()["id"] == new["id"] and again.json()["seat"] == 2

@@ -26,7 +26,7 @@ def finished_game(p: Player) -> str:
     assert r.status_code == 200, r.text
     tid = str(r.json()["id"])
     s = p.sock(tid)
-    s.until(lambda m: m["type"] == "snapshot")
+    s.until(lambda m: m.get("type") == "snapshot")
     while not (s.state and s.state["over"]):
         view = s.view
         if view and view["to_act"] == 0 and view["legal"]:

@@ -19,7 +19,7 @@ from spades.core.view import HandView
 from spades.storage import Storage
 from spades.variants import load_rules
 
-from .harness import LiveServer, Player, Sock, anonymous_sock, settle, wait_turn
+from .harness import LiveServer, Player, Sock, anonymous_sock, event, settle, wait_turn
 from .test_play import concrete
 
 RULES = {"preset": "standard", "target": 50, "blind_behind": 0, "bags": "none"}
@@ -106,12 +106,14 @@ def check(sock: Sock, seat: int | None, truth: Truth, who: str) -> int:
     seq = 0
     for raw in sock.raw:
         m = json.loads(raw)  # as sent (the test socket adds the state a change leads to, for the tests)
-        if m["type"] in ("event", "snapshot", "state", "welcome") and "seq" in m:
+        if "ev" in m:
+            seq = m["ev"]
+        elif m["type"] in ("snapshot", "state", "welcome") and "seq" in m:
             seq = m["seq"]
         words = strings(m)
         assert "order" not in words and "deck" not in words, (who, m)
         bad = {w for w in words if CARD.fullmatch(w)} - truth.allowed(seat, seq)
-        assert not bad, f"{who} at event {seq} saw {bad} in {m['type']}: {raw[:300]}"
+        assert not bad, f"{who} at event {seq} saw {bad} in {m.get('type', 'an event')}: {raw[:300]}"
         for secret in truth.secret_seeds(seq):
             assert secret not in raw, f"{who} saw an unrevealed seed at event {seq}"
     return len(sock.received)
@@ -185,14 +187,14 @@ def test_no_viewer_ever_sees_a_hidden_card(live: Callable[..., LiveServer], db: 
         sent = [json.loads(raw) for raw in s.raw]
         assert sum("change" in m for m in sent) > 3 * sum("state" in m for m in sent)
     assert any("hand" in json.loads(raw).get("change", {}).get("view", {}) for raw in socks[0].raw)
-    kinds = {m["event"]["kind"] for m in watcher.received if m["type"] == "event"}
+    kinds = {event(m)["kind"] for m in watcher.received if "ev" in m}
     assert kinds >= {"seat", "deal", "action", "reveal", "chat", "over"}
-    types = {m["type"] for s in socks for m in s.received}
+    types = {m.get("type", "event") for s in socks for m in s.received}
     assert types >= {"welcome", "snapshot", "event", "ack", "error"}
     # Passes: only the two partners see the cards; everyone else sees how many.
     for s, seat in ((watcher, None), (socks[0], 0), (socks[2], 2)):
         for m in s.received:
-            a = m.get("event", {}).get("action", {})
+            a = event(m).get("action", {})
             if "pass" in a:
                 assert isinstance(a["pass"], list) == (seat is not None and seat in (a["seat"], (a["seat"] + 2) % 4))
     # The bot's views: its own cards only, passes only its own.

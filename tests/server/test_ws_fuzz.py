@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spades.server.config import ServerConfig
+from spades.server.protocol import PROTOCOL_VERSION
 
 from .harness import LiveServer, Player, Sock, settle
 
@@ -47,7 +48,7 @@ action = st.one_of(
     value,
 )
 FIELDS: dict[str, dict[str, Any]] = {
-    "hello": {"v": st.one_of(st.just(1), value), "last_seq": value, "invite": value, "seeds": value},
+    "hello": {"v": st.one_of(st.just(PROTOCOL_VERSION), value), "last_seq": value, "invite": value, "seeds": value},
     "ping": {},
     "action": {"action": action, "seq": value},
     "sit": {"seat": st.one_of(st.integers(-2, 6), value)},
@@ -177,14 +178,14 @@ def send_one(t: Table, who: str, msg: dict[str, Any]) -> bool:
     got = []
     while True:
         m = s.recv(timeout=20)
-        if m["type"] == "pong":
+        if m.get("type") == "pong":
             break
         got.append(m)
-    errors = [m for m in got if m["type"] == "error"]
+    errors = [m for m in got if m.get("type") == "error"]
     assert not [e for e in errors if e["code"] == "internal"], (text[:300], errors)
     for e in errors:
         assert isinstance(e["code"], str) and e["code"] and isinstance(e["reason"], str) and e["reason"]
-    if errors and not [m for m in got if m["type"] in ("ack", "welcome")]:
+    if errors and not [m for m in got if m.get("type") in ("ack", "welcome")]:
         quiet(t)
         assert snapshot(t) == before, (text[:300], errors)
         return True

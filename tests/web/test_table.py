@@ -585,9 +585,10 @@ def test_timed_game_says_when_time_is_up(browser: Any, game_server: LiveServer) 
         context.close()
 
 
-def rewrite_server_messages(page: Any, key: str, change: Callable[[dict[str, Any]], None]) -> None:
+def rewrite_server_messages(page: Any, key: str | None, change: Callable[[dict[str, Any]], None]) -> None:
     """Relay the table socket, calling ``change`` on every object in a server message that has ``key``
-    before the page sees it (to show the page positions a real game rarely reaches)."""
+    (``None``: on every message itself) before the page sees it (to show the page positions a real game
+    rarely reaches)."""
 
     def walk(data: Any) -> None:
         if isinstance(data, dict):
@@ -603,9 +604,12 @@ def rewrite_server_messages(page: Any, key: str, change: Callable[[dict[str, Any
         server = ws.connect_to_server()
 
         def to_page(message: str | bytes) -> None:
-            if isinstance(message, str) and f'"{key}"' in message:
+            if isinstance(message, str) and (key is None or f'"{key}"' in message):
                 data = json.loads(message)
-                walk(data)
+                if key is None:
+                    change(data)
+                else:
+                    walk(data)
                 message = json.dumps(data)
             ws.send(message)
 
@@ -629,7 +633,7 @@ def test_long_seat_lines_stay_inside_their_seat_boxes_on_a_phone(browser: Any, g
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        rewrite_server_messages(page, "type", lengthen)
+        rewrite_server_messages(page, None, lengthen)
         start_game(page, game_server, rules={"preset": "standard"})
         with contextlib.suppress(PlaywrightTimeout):  # the assertion below says what was shown
             page.wait_for_function("document.querySelector('[data-testid=seat-3-bid]')?.textContent"
@@ -658,11 +662,10 @@ def lengthen(msg: dict[str, Any]) -> None:
     (js/events.js actOn) or by seat from a change ("@bids", docs/protocol.md). Faking the whole views only
     (as before changes) let a bot's real bid replace its faked one as soon as it bid, and the wait for seat
     3's faked line raced the bots' bidding."""
-    if msg.get("type") not in ("event", "snapshot", "state", "welcome"):
+    if "ev" not in msg and msg.get("type") not in ("snapshot", "state", "welcome"):
         return
-    action = (msg.get("event") or {}).get("action")
-    if isinstance(action, dict) and "bid" in action and action.get("seat") in range(4):
-        action["bid"] = LONG_BIDS[action["seat"]]
+    if "ev" in msg and "kind" not in msg and "bid" in msg and msg.get("seat") in range(4):  # a bid's event
+        msg["bid"] = LONG_BIDS[msg["seat"]]
 
     def views(data: Any) -> None:
         if isinstance(data, dict):
@@ -718,7 +721,7 @@ def test_a_missed_event_brings_the_whole_state_back(page: Any, game_server: Live
         seq = page.evaluate("window.spadesTable.lastSeq")
         fresh = page.evaluate("""(table) => new Promise((resolve) => {
             const ws = new WebSocket(`ws://${location.host}/ws/tables/${table}`);
-            ws.onopen = () => ws.send(JSON.stringify({type: "hello", v: 1, last_seq: null}));
+            ws.onopen = () => ws.send(JSON.stringify({type: "hello", v: 2, last_seq: null}));
             ws.onmessage = (e) => {
                 const m = JSON.parse(e.data);
                 if (m.type === "snapshot") { ws.close(); resolve(m); }

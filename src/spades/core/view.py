@@ -359,18 +359,18 @@ def closed_trick(before: dict[str, Any], after: dict[str, Any]) -> int | None:
 
 
 def apply_event(state: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any] | None:
-    """The state a client shows after one ``event`` message (``docs/protocol.md``): its whole ``state``
-    when it carries one; otherwise its action (``act_on``) and then its ``change`` (``apply_change``);
-    when the change moves the view's ``to_act`` and says nothing of ``turn``, ``turn.seat`` follows it
-    (the two are always the same seat). ``state`` must be the one after the previous event."""
+    """The state a client shows after one event message (``docs/protocol.md``, protocol version 2): its
+    whole ``state`` when it carries one; otherwise its action (a message without ``kind`` is an action,
+    its fields at the top level: ``act_on`` reads ``seat``, ``play`` and ``bid`` there) and then its
+    ``change`` (``apply_change``); when the change moves the view's ``to_act`` and says nothing of
+    ``turn``, ``turn.seat`` follows it (the two are always the same seat). ``state`` must be the one
+    after the previous event."""
     if "state" in message:
         return message["state"]  # type: ignore[no-any-return]
     if state is None:
         return None
-    event = message.get("event") or {}
-    action = event.get("action") if event.get("kind") == "action" else None
-    if action is not None and state.get("view") is not None:
-        state = {**state, "view": act_on(state["view"], action)}
+    if "kind" not in message and state.get("view") is not None:
+        state = {**state, "view": act_on(state["view"], message)}
     change = message.get("change")
     if change is None:
         return state

@@ -32,6 +32,7 @@ from typing import Any
 from websockets.asyncio.client import connect
 
 from spades.core.view import apply_event
+from spades.server.protocol import PROTOCOL_VERSION, event_message
 
 HUMANS_PER_TABLE = 2
 """Seats 0 and 2 are simulated people; seats 1 and 3 are random bots."""
@@ -111,6 +112,12 @@ def _http(method: str, url: str, body: Any = None, cookie: str | None = None) ->
         return json.loads(r.read()), token
 
 
+def _v2_event(m: dict[str, Any]) -> dict[str, Any]:
+    """A protocol version 1 event message (a baseline server's) as version 2 has it, so the simulated
+    players follow either (the bytes counted are the ones received)."""
+    return {**event_message(m["seq"], m["event"]), **{k: m[k] for k in ("change", "state", "table") if k in m}}
+
+
 def _choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     legal = view["legal"]
     looks = [a for a in legal if "look" in a]
@@ -129,10 +136,10 @@ def _choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableStats, totals: Totals,
                   stop: asyncio.Event, think: float, rng: random.Random, ready: asyncio.Event,
-                  alone: bool, started: list[int], remote: bool = False) -> None:
+                  alone: bool, started: list[int], remote: bool = False, version: int = PROTOCOL_VERSION) -> None:
     async with connect(f"{ws_url}/ws/tables/{table}", additional_headers={"Cookie": f"spades_session={token}"},
                        max_size=2**22, open_timeout=60, ping_interval=None) as ws:
-        await ws.send(json.dumps({"type": "hello", "v": 1, "last_seq": None}))
+        await ws.send(json.dumps({"type": "hello", "v": version, "last_seq": None}))
         if seat != 0:
             await ws.send(json.dumps({"type": "sit", "seat": seat, "id": "sit"}))
             while json.loads(await ws.recv()).get("id") != "sit":
@@ -160,9 +167,11 @@ async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableSt
             raw = await ws.recv()
             now = time.perf_counter()
             m = json.loads(raw)
-            kind = m["type"]
+            if version == 1 and m["type"] == "event":
+                m = _v2_event(m)
+            kind = "event" if "ev" in m else m["type"]
             if kind == "event":
-                stats.received.setdefault(m["seq"], []).append(now)
+                stats.received.setdefault(m["ev"], []).append(now)
                 totals.events += 1
                 if totals.window is not None and now >= totals.window:
                     totals.window_events += 1
@@ -183,7 +192,7 @@ async def _player(ws_url: str, token: str, table: str, seat: int, stats: TableSt
             if state is None:
                 continue
             view = state.get("view")
-            seq = m["seq"]
+            seq = m["ev"] if kind == "event" else m["seq"]
             if view is not None and not dealt:
                 dealt = True
                 started[0] += 1
@@ -270,6 +279,13 @@ def _no_quotas(env: dict[str, str]) -> list[str]:
     return [arg for name in probe.stdout.split() for arg in ("--quota", f"{name}=none")]
 
 
+def _protocol_version(env: dict[str, str]) -> int:
+    """The protocol version of the server to run (a baseline may speak an older one)."""
+    probe = subprocess.run([sys.executable, "-c", "from spades.server.protocol import PROTOCOL_VERSION as v; print(v)"],
+                           env=env, capture_output=True, text=True, check=False)
+    return int(probe.stdout) if probe.returncode == 0 else PROTOCOL_VERSION
+
+
 def _site_counters(database: str, redis: str) -> Callable[[], dict[str, float]]:
     """Site-wide counters read at the start and the end of the measured window: PostgreSQL's committed
     transactions and rows written in the database (``pg_stat_database``, so every user of that database
@@ -320,6 +336,7 @@ async def _step(players: int, seconds: float, think: float, source: str | None =
         if source is not None:  # the server's code from another checkout (the simulated players stay these)
             env["PYTHONPATH"] = source
         unlimited = _no_quotas(env)
+        version = _protocol_version(env)
         procs = [subprocess.Popen([sys.executable, "-m", "spades.cli", "serve", "--port", str(port), *site,
                                    "--bot-delay", "0", *unlimited], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, env=env)
@@ -334,7 +351,7 @@ async def _step(players: int, seconds: float, think: float, source: str | None =
                         await asyncio.sleep(0.1)
             counters = _site_counters(database, redis) if redis and database else None
             row = await drive(bases, ws_urls, players, seconds, think, [p.pid for p in procs], routed=routed,
-                              counters=counters)
+                              counters=counters, version=version)
             row["site"] = "postgresql+redis" if redis else "sqlite"
         finally:
             for proc in procs:
@@ -349,7 +366,8 @@ async def _step(players: int, seconds: float, think: float, source: str | None =
 
 async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: float, think: float,
                 pids: list[int] | None = None, *, routed: bool = False,
-                counters: Callable[[], dict[str, float]] | None = None) -> dict[str, Any]:
+                counters: Callable[[], dict[str, float]] | None = None,
+                version: int = PROTOCOL_VERSION) -> dict[str, Any]:
     """Drive running servers (one or several processes of one site) with ``players`` simulated players
     for ``seconds``; the step's figures (memory and CPU figures only when the servers' ``pids`` are
     given). Table ``i`` is made on process ``i % K``; its seat 0 plays there and its seat 2 on process
@@ -357,7 +375,8 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
     both play on process ``i % K`` (as a balancer hashing the table id in the socket's URL sends every
     socket of a table to one process, its owner), so no move is forwarded. With several processes the
     step also reports what crossed Redis and PostgreSQL per table event: the processes' own counters
-    (``/api/cluster``) and ``counters`` (site-wide ones) read at both ends of the window."""
+    (``/api/cluster``) and ``counters`` (site-wide ones) read at both ends of the window. ``version``: the
+    protocol version the servers speak (a baseline's may be older)."""
     tables = await _setup(bases, players)
     k = len(bases)
     procs = pids or []
@@ -384,7 +403,7 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
                 at = (i + (seat != 0 and not routed)) % k
                 tasks.append(asyncio.create_task(_player(ws_urls[at], token, tid, seat, st, totals, stop, think,
                                                          random.Random(seed + seat), ready, len(seats) == 1,
-                                                         started, at != i % k)))
+                                                         started, at != i % k, version)))
                 await ready.wait()
 
     setups = []

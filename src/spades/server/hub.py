@@ -40,6 +40,7 @@ from spades.server.protocol import (
     clean_chat,
     client_id_of,
     encode_message,
+    event_message,
     event_payloads,
     full_state,
     parse_action,
@@ -723,8 +724,7 @@ class Hub:
                 conn.send({"type": "state", "seq": t.seq, "state": self.state(t, viewer)})
             else:
                 for i, r in enumerate(missed):
-                    m: dict[str, Any] = {"type": "event", "seq": r.seq,
-                                         "event": project_event(r, viewer, t.rules.layout)}
+                    m = event_message(r.seq, project_event(r, viewer, t.rules.layout))
                     if i == len(missed) - 1:
                         m["state"] = self.state(t, viewer)
                         m["table"] = t.info()

@@ -25,8 +25,9 @@ from spades.core.rules import Layout
 from spades.core.view import act_on, action_seen, action_to_dict, change_of, close_trick, closed_trick
 from spades.storage.base import EventRow
 
-PROTOCOL_VERSION = 1
-"""The protocol's version, sent in ``welcome``; a client sends it in ``hello`` as ``v``."""
+PROTOCOL_VERSION = 2
+"""The protocol's version, sent in ``welcome``; a client sends it in ``hello`` as ``v``. Version 2 is
+version 1 with the compact event message (``event_message``)."""
 
 MAX_DEPTH = 6
 """The deepest nesting of arrays and objects accepted in a message."""
@@ -266,6 +267,39 @@ def project_event(row: EventRow, viewer: int | None, layout: Layout) -> dict[str
     return out
 
 
+EVENT_ENVELOPE = frozenset({"ev", "kind", "by", "change", "state", "table"})
+"""The keys of an event message that are not the event's own fields: no event of any kind has a field of
+one of these names (``project_event``), so an event's fields stand beside them at the top level."""
+
+
+def event_message(seq: int, event: dict[str, Any]) -> dict[str, Any]:
+    """The message of event ``seq`` (``event`` as ``project_event`` gives it) in protocol version 2: ``ev``
+    (the event number), then, for an action, the action's fields (``{"seat": 2, "play": "4D"}``) and
+    ``by`` only when it is not ``player``; for any other kind, ``kind`` and its fields. No ``type``: a
+    message with ``ev`` is an event. The last of a batch gets ``change`` or ``state`` (and maybe
+    ``table``) after this. ``event_of`` reads it back."""
+    if event["kind"] == "action":
+        msg = {"ev": seq, **event["action"]}
+        by = event.get("by", "player")
+        if by != "player":
+            msg["by"] = by
+        return msg
+    return {"ev": seq, **event}
+
+
+def event_of(msg: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+    """The event number and the event (in ``project_event``'s shape: ``{"kind": "action", "action":
+    {...}, "by": ...}`` or ``{"kind": ..., fields}``) of an event message (``event_message``); ``None`` for
+    any other message."""
+    seq = msg.get("ev")
+    if seq is None:
+        return None
+    fields = {k: v for k, v in msg.items() if k not in EVENT_ENVELOPE}
+    if "kind" in msg:
+        return seq, {"kind": msg["kind"], **fields}
+    return seq, {"kind": "action", "action": fields, "by": msg.get("by", "player")}
+
+
 # ---------------------------------------------------------------------- what each viewer is sent
 
 
@@ -296,7 +330,7 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
                    table: dict[str, Any] | None = None) -> tuple[dict[int | None, list[str]], Shown]:
     """The encoded messages each viewer gets for new rows, and what they have been shown after them.
 
-    Each row is an ``event`` message projected for the viewer (``project_event``). The last one carries
+    Each row is an event message (``event_message``) projected for the viewer (``project_event``). The last one carries
     the viewer's ``change`` (``spades.core.view.change_of``: the fields of the shared state that changed
     since ``shown``, and of the viewer's own view fields; a viewer not in ``shown`` gets all its own
     fields), or its whole ``state`` when nothing was shown before (``shown`` is ``None`` or not at the
@@ -351,7 +385,7 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
         got = texts.get(key)
         if got is None:
             head = heads.get(key_rows)
-            msgs = [{"type": "event", "seq": r.seq, "event": project_event(r, v, layout)} for r in rows]
+            msgs = [event_message(r.seq, project_event(r, v, layout)) for r in rows]
             if head is None:
                 head = heads[key_rows] = [encode_message(m) for m in msgs[:-1]]
             last = msgs[-1]

@@ -4,7 +4,7 @@
 // (offline, the score keeper scores with its twin, js/scoring.js, kept here like every script), and the
 // score keeper keeps its own games in localStorage.
 
-const CACHE = "spades-pages-v27";
+const CACHE = "spades-pages-v28";
 const SHELL = [
   "/", "/index.html", "/score.html", "/rules.html", "/cards.html", "/table.html", "/replay.html", "/verify.html",
   "/lab.html", "/player.html",

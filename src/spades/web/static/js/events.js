@@ -78,17 +78,29 @@ export function closeTrick(view, winner) {
   return out;
 }
 
-/** The state after one `event` message: its whole `state` when it has one; otherwise its action
- * (`actOn`), then its `change`; when the change moves the view's `to_act` and says nothing of `turn`,
- * `turn.seat` follows it (the two are always the same seat). `state` must be the one after the previous
- * event. */
+/** The keys of an event message that are not the event's own fields (protocol version 2). */
+const ENVELOPE = new Set(["ev", "kind", "by", "change", "state", "table"]);
+
+/** The event of an event message (protocol version 2: `{"ev": 58, "seat": 1, "play": "QD", ...}`) in the
+ * structured shape, `{kind: "action", action: {seat, play}, by}` or `{kind, ...fields}`; `null` for any
+ * other message. The twin of spades.server.protocol.event_of. */
+export function eventOf(msg) {
+  if (msg.ev === undefined) return null;
+  const fields = {};
+  for (const [key, value] of Object.entries(msg)) if (!ENVELOPE.has(key)) fields[key] = value;
+  if ("kind" in msg) return { kind: msg.kind, ...fields };
+  return { kind: "action", action: fields, by: msg.by || "player" };
+}
+
+/** The state after one event message: its whole `state` when it has one; otherwise its action (a message
+ * without `kind` is an action, its fields at the top level: `actOn` reads `seat`, `play` and `bid`), then
+ * its `change`; when the change moves the view's `to_act` and says nothing of `turn`, `turn.seat` follows
+ * it (the two are always the same seat). `state` must be the one after the previous event. */
 export function applyEvent(state, msg) {
   if (msg.state) return msg.state;
   if (!state) return state;
-  const ev = msg.event || {};
-  const action = ev.kind === "action" ? ev.action : null;
   let next = state;
-  if (action && next.view) next = { ...next, view: actOn(next.view, action) };
+  if (!("kind" in msg) && next.view) next = { ...next, view: actOn(next.view, msg) };
   if (!msg.change) return next;
   next = applyChange(next, msg.change);
   if (!("turn" in msg.change) && next.view && msg.change.view && "to_act" in msg.change.view) {

@@ -5,10 +5,11 @@
 
 import { api, el, loadJSON, replaceChildren, rulesCatalogue, rulesLine, saveJSON, signed } from "./common.js";
 import { cardBack, cardName, cardSVG, sortHand } from "./cards.js";
-import { applyEvent } from "./events.js";
+import { applyEvent, eventOf } from "./events.js";
 import { SeedKeeper } from "./seeds.js";
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
+const RELOADED = "spades-reloaded-for-version"; // sessionStorage: this tab reloaded once for a new protocol
 const TRICK_HOLD_MS = 1400;
 const PLAY_MS = 280; // a card travelling from its seat to the middle
 const GATHER_MS = 340; // a finished trick sliding to the seat that took it
@@ -131,8 +132,10 @@ function resendPending() {
 }
 
 function onMessage(msg) {
-  switch (msg.type) {
+  // An event is the one message without a `type`: it has `ev`, its number (docs/protocol.md, Events).
+  switch (msg.ev === undefined ? msg.type : "event") {
     case "welcome":
+      sessionStorage.removeItem(RELOADED);
       catchingUp = true;
       hintAsked = null; // a hint asked on a dropped socket is not coming
       you = msg.you || you;
@@ -182,16 +185,16 @@ let needState = false; // an event was missed: changes wait until the whole stat
 let applied = null; // the state with the events of a batch so far applied (the batch's last brings its change)
 
 function onEvent(msg) {
-  if (lastSeq !== null && msg.seq !== lastSeq + 1 && !msg.state) {
+  if (lastSeq !== null && msg.ev !== lastSeq + 1 && !msg.state) {
     // A gap (docs/protocol.md, "Changes"): a change applies only to the state just before it.
     if (!needState) send({ type: "state" });
     needState = true;
     applied = null;
   }
-  lastSeq = msg.seq;
-  const ev = msg.event || {};
+  lastSeq = msg.ev;
+  const ev = eventOf(msg);
   if (ev.kind === "chat") {
-    chat.push({ seq: msg.seq, name: ev.name, player: ev.player, text: ev.text });
+    chat.push({ seq: msg.ev, name: ev.name, player: ev.player, text: ev.text });
     chat = chat.slice(-100);
     if (document.body.classList.contains("panels-open") === false && ev.player !== you.player) unread += 1;
   } else if (ev.kind === "action" && ev.action && "play" in ev.action && prevView) {
@@ -227,6 +230,14 @@ function onEvent(msg) {
 }
 
 function onError(msg) {
+  if (msg.code === "version" && !sessionStorage.getItem(RELOADED)) {
+    // The server speaks another protocol version: this page is older (or newer) than the server's.
+    // Reload once to fetch the server's own page; if that does not help, say so and stop.
+    sessionStorage.setItem(RELOADED, "1");
+    stopped = true;
+    location.reload();
+    return;
+  }
   if (msg.code === "no_table" || msg.code === "forbidden" || msg.code === "version") {
     stopped = true;
     setConn("bad", msg.reason);
