@@ -683,6 +683,30 @@ def lengthen(msg: dict[str, Any]) -> None:
     views(msg)
 
 
+def test_a_page_older_than_the_servers_protocol_reloads_once(page: Any, game_server: LiveServer) -> None:
+    """A page from before a protocol change (kept by the browser, or open while the server was upgraded)
+    gets error ``version`` on its ``hello``: it reloads once to fetch the server's own code; a server that
+    still refuses it is then named in the page's notice, with no reload loop."""
+    hellos: list[dict[str, Any]] = []
+
+    def refuse(ws: Any) -> None:  # a server that speaks another version (nothing reaches the real one)
+        def got(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if msg.get("type") == "hello":
+                hellos.append(msg)
+                ws.send(json.dumps({"type": "error", "code": "version",
+                                    "reason": "this server speaks protocol version 99"}))
+        ws.on_message(got)
+
+    loads: list[str] = []
+    page.on("load", lambda p: loads.append(p.url))
+    page.route_web_socket("**/ws/tables/**", refuse)
+    page.goto(f"{game_server.url}/table.html?id=t0")
+    page.wait_for_function("document.getElementById('conn-status').textContent.includes('version 99')")
+    page.wait_for_timeout(500)  # (a second reload would come now)
+    assert len(loads) == 2 and [m["v"] for m in hellos] == [2, 2], (loads, hellos)
+
+
 def test_a_missed_event_brings_the_whole_state_back(page: Any, game_server: LiveServer) -> None:
     """Events carry changes, each applying to the state after the event before: when one never reaches the
     page (dropped here on its way), the page sees the gap in the event numbers, asks for its whole state
