@@ -114,3 +114,14 @@ def test_the_event_message_round_trips_every_kind() -> None:
         assert ("kind" in msg) == (e["kind"] != "action") and ("by" in msg) == (e.get("by", "player") != "player")
     assert event_message(216, events[0]) == {"ev": 216, "seat": 2, "play": "4D"}
     assert event_of({"type": "ack", "id": "x", "seq": 3}) is None
+
+
+def test_the_bench_follows_a_version_1_baseline_server() -> None:
+    # ``spades bench server --baseline`` may run an older server: its version-1 events are read as version 2.
+    from spades.server.bench import _v2_event
+
+    old = {"type": "event", "seq": 5, "event": {"kind": "action", "action": {"seat": 1, "bid": 3}, "by": "bot"},
+           "change": {"view": {"to_act": 2}}}
+    assert _v2_event(old) == {"ev": 5, "seat": 1, "bid": 3, "by": "bot", "change": {"view": {"to_act": 2}}}
+    deal = {"type": "event", "seq": 6, "event": {"kind": "deal", "hand": 0, "dealer": 3}, "state": {"hand": 0}}
+    assert _v2_event(deal) == {"ev": 6, "kind": "deal", "hand": 0, "dealer": 3, "state": {"hand": 0}}
