@@ -41,8 +41,7 @@ class ViewerStream:
 def drain(conn: Conn) -> list[Msg]:
     """Every message the hub has queued for an in-process connection, decoded."""
     out = []
-    while not conn.outbox.empty():
-        text = conn.outbox.get_nowait()
+    for text in conn.outbox.take_now():
         assert text is not None
         out.append(json.loads(text))
     return out

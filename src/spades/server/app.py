@@ -25,6 +25,7 @@ from spades.server.quotas import QuotaExceeded, Quotas
 from spades.server.rematch import rematch_router
 from spades.server.review import review_router
 from spades.server.routes import score_games_router, session_router, tables_router
+from spades.server.routes.tables import TableSockets, table_socket_endpoint
 from spades.server.site import COOKIE, Site, player_json
 from spades.server.stats import stats_router
 from spades.storage.base import Storage, StorageBusy
@@ -105,6 +106,12 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
     app.include_router(rematch_router(site.hub, site.current_player))  # POST /api/tables/{id}/rematch
     app.include_router(tables_router(site))
     app.include_router(score_games_router(site))
+    # The table socket is answered ahead of every middleware and router (``TableSockets``: a socket open
+    # for a whole game keeps none of their layers and its frames cross none of them). Starlette builds
+    # the stack on the first call, from the middleware added by then (the pages' included).
+    build_stack = app.build_middleware_stack
+    endpoint = table_socket_endpoint(site)
+    app.build_middleware_stack = lambda: TableSockets(build_stack(), endpoint)  # type: ignore[method-assign]
     return app
 
 

@@ -8,13 +8,16 @@ import asyncio
 import contextlib
 import logging
 import math
+import re
 import secrets
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Request, Response, WebSocket
 from pydantic import BaseModel, Field
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from spades.ai.base import PLAYER_LEVELS
@@ -230,8 +233,17 @@ def tables_router(site: Site) -> APIRouter:
             raise ApiError(403, "not_a_player", "only the game's players can download its record")
         return rec
 
-    # ------------------------------------------------------------------ the table socket
+    return router
 
+
+# ---------------------------------------------------------------------- the table socket
+
+TABLE_SOCKET = re.compile(r"/ws/tables/([^/]+)")
+
+
+def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[None]]:
+    """The table socket ``/ws/tables/{id}`` (``docs/protocol.md``): one coroutine per open socket."""
+    cfg = site.config
     sockets: dict[str, int] = defaultdict(int)
     """Open table sockets per player in this process."""
 
@@ -258,7 +270,6 @@ def tables_router(site: Site) -> APIRouter:
         own = {f"http://{host}", f"https://{host}"}
         return origin in own or origin in cfg.allowed_origins
 
-    @router.websocket("/ws/tables/{table_id}")
     async def table_socket(ws: WebSocket, table_id: str) -> None:
         if not origin_ok(ws):
             await ws.close(code=1008)
@@ -322,17 +333,43 @@ def tables_router(site: Site) -> APIRouter:
                 await asyncio.wait_for(writer, 5)
             writer.cancel()
 
-    return router
+    return table_socket
+
+
+class TableSockets:
+    """The ASGI app that answers ``/ws/tables/{id}`` itself, ahead of the framework's middleware and routing.
+
+    A table socket stays open for a whole game, and every frame it sends or receives crossed each layer
+    of the framework's stack (the exception middleware, the routers, the endpoint wrappers), each a
+    coroutine suspended for the socket's whole life: answering here keeps about 20 fewer of them per
+    connection and calls the server's own ``send`` and ``receive`` (``benchmarks/README.md``, issue 19).
+    Every other request and socket goes on to ``app`` (the application's whole stack). The socket's own
+    checks (its origin, its session, its quotas) are all in the endpoint; the HTTP guard
+    (``spades.web.security.SiteGuard``) passes sockets through untouched anyway."""
+
+    def __init__(self, app: ASGIApp, endpoint: Callable[[WebSocket, str], Awaitable[None]]) -> None:
+        self.app = app
+        self.endpoint = endpoint
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            m = TABLE_SOCKET.fullmatch(scope["path"])
+            if m is not None:
+                await self.endpoint(WebSocket(scope, receive, send), m.group(1))
+                return
+        await self.app(scope, receive, send)
 
 
 async def _writer(ws: WebSocket, conn: Conn) -> None:
     """Send a connection's queued messages in order; close the socket when the queue says so."""
     try:
-        while True:
-            item = await conn.outbox.get()
-            if item is None:
-                break
-            await ws.send_text(item)
+        done = False
+        while not done:
+            for item in await conn.outbox.take():
+                if item is None:
+                    done = True
+                    break
+                await ws.send_text(item)
     except Exception:
         conn.closed = True
         return
@@ -340,4 +377,4 @@ async def _writer(ws: WebSocket, conn: Conn) -> None:
         await ws.close(code=conn.close_code or 1000)
 
 
-__all__ = ["MAX_TURN_SECONDS", "tables_router"]
+__all__ = ["MAX_TURN_SECONDS", "TableSockets", "table_socket_endpoint", "tables_router"]
