@@ -140,7 +140,7 @@ class Leases:
         try:
             with self.storage.engine.begin() as c:
                 self.fence(c, table_id, epoch)
-                write_events(c, table_id, rows)
+                write_events(c, [(table_id, rows)])
         except IntegrityError:
             raise DuplicateError(f"event {rows[0].seq} of table {table_id} or its client id is already stored") \
                 from None

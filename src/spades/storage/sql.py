@@ -280,9 +280,7 @@ class SqlStorage:
             if guard is not None:
                 for tid in sorted({tid for tid, rows in batches if rows}):
                     guard(c, tid)
-            for tid, rows in batches:
-                if rows:
-                    write_events(c, tid, rows)
+            write_events(c, batches)
 
     def load_events(self, table_id: str, after: int = 0) -> list[EventRow]:
         """A table's events after ``after``, in order."""
@@ -415,15 +413,19 @@ class SqlStorage:
                                  .where(s.events.c.table_id == table_id)).scalar_one())
 
 
-def write_events(c: Connection, table_id: str, rows: list[EventRow]) -> None:
-    """Insert events and their chat lines on an open transaction (``IntegrityError`` on a used number)."""
+def write_events(c: Connection, batches: list[tuple[str, list[EventRow]]]) -> None:
+    """Insert several tables' events and their chat lines on an open transaction, in one statement each
+    (``IntegrityError`` on a used number): a group commit of many tables costs one round of the driver,
+    not one per table."""
     now = time.time()
     values = [{"table_id": table_id, "seq": r.seq, "kind": r.kind, "data": _dumps(r.data),
                "player_id": r.player_id, "client_id": r.client_id, "created_at": r.created_at or now}
-              for r in rows]
+              for table_id, rows in batches for r in rows]
     chats = [{"table_id": table_id, "seq": r.seq, "player_id": r.player_id, "name": r.data["name"],
-              "text": r.data["text"], "created_at": r.created_at or now} for r in rows if r.kind == "chat"]
-    c.execute(insert(s.events), values)
+              "text": r.data["text"], "created_at": r.created_at or now}
+             for table_id, rows in batches for r in rows if r.kind == "chat"]
+    if values:
+        c.execute(insert(s.events), values)
     if chats:
         c.execute(insert(s.chat), chats)
 
