@@ -141,6 +141,52 @@ def test_whole_game_against_the_computer(page: Any, game_server: LiveServer,
     assert f"id={again['id']}" in page.url
 
 
+# A chat line from the player's second tab (its own socket); an id is applied once, so each line has its own.
+CHAT_FROM_ANOTHER_TAB = """([table, text]) => new Promise((resolve) => {
+    const ws = new WebSocket(`ws://${location.host}/ws/tables/${table}`);
+    ws.onopen = () => ws.send(JSON.stringify({type: "hello", v: 2, last_seq: null}));
+    ws.onmessage = (e) => {
+        const m = JSON.parse(e.data);
+        if (m.type === "snapshot") ws.send(JSON.stringify({type: "chat", id: text, text}));
+        if (m.ev !== undefined && m.text === text) { ws.close(); resolve(); }
+    };
+    setTimeout(() => { ws.close(); resolve(); }, 15000);  // (then the wait for the line says it never came)
+})"""
+
+
+def press_across_a_redraw(page: Any, table: str, locator: Any, position: dict[str, int] | None = None) -> None:
+    """Press ``locator`` (button down), let a chat line redraw the page (the hand and the actions are drawn
+    again on every message), then let go."""
+    box = locator.bounding_box()
+    spot = position or {"x": box["width"] / 2, "y": box["height"] / 2}
+    page.mouse.move(box["x"] + spot["x"], box["y"] + spot["y"])
+    page.mouse.down()
+    lines = page.locator("#chat-lines li").count()
+    page.evaluate(CHAT_FROM_ANOTHER_TAB, [table, f"one moment {lines}"])
+    page.wait_for_function("(n) => document.querySelectorAll('#chat-lines li').length > n", arg=lines)
+    page.mouse.up()
+
+
+@pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
+def test_a_press_that_spans_a_redraw_still_acts(page: Any, game_server: LiveServer) -> None:
+    """A bid or a card pressed while a message redraws the page is still made: the page keeps the controls
+    that did not change. Before, it drew new ones on every message, and a release on another element than
+    the press clicked nothing: the move was lost (a person pressed again; a test counted a move never made)."""
+    table = start_game(page, game_server, rules="standard")
+    bid = page.locator("#action-buttons [data-bid='3']")
+    press_across_a_redraw(page, table, bid)
+    page.wait_for_function("document.querySelector('[data-testid=seat-0-bid]')?.textContent.startsWith('bid 3')")
+    deadline = time.monotonic() + 60
+    playable = page.locator("#hand-cards button.hand-card[aria-disabled=false]")
+    while not playable.count():
+        assert time.monotonic() < deadline, "no card of ours to play came"
+        page.wait_for_timeout(40)
+    card = playable.first.get_attribute("data-card")
+    press_across_a_redraw(page, table, page.locator(f"#hand-cards button[data-card='{card}']"), CARD_SPOT)
+    page.wait_for_function("(c) => !window.spadesTable.state.view.hand.includes(c)", arg=card)
+    assert page.text_content("#action-error") == ""
+
+
 @pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
 def test_table_on_a_desktop(page: Any, game_server: LiveServer) -> None:
     start_game(page, game_server, rules="standard")

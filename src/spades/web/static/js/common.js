@@ -42,6 +42,27 @@ export function replaceChildren(node, ...children) {
   append(node, children);
 }
 
+/**
+ * Like replaceChildren, for controls drawn again on every message: a child equal to the one drawn in its
+ * place (the same tag, attributes and content, `isEqualNode`) stays where it is, and only the others are
+ * swapped. A press that spans a redraw (the button down, a chat line or a gathered trick redraws the page,
+ * the button up) then ends on the element it began on and clicks it; on a fresh element the browser sends
+ * the click to their common parent, and the press was lost. The kept element's listeners do what the new
+ * one's would: the attributes they depend on are equal.
+ */
+export function redrawChildren(node, ...children) {
+  const fresh = document.createDocumentFragment();
+  append(fresh, children);
+  const next = [...fresh.childNodes];
+  const old = [...node.childNodes];
+  next.forEach((child, i) => {
+    const was = old[i];
+    if (!was) node.appendChild(child);
+    else if (!was.isEqualNode(child)) was.replaceWith(child);
+  });
+  for (const extra of old.slice(next.length)) extra.remove();
+}
+
 /** An error thrown when the server cannot be reached at all (as opposed to an answer that says no). */
 export class OfflineError extends Error {}
 

@@ -3,7 +3,7 @@
 // `legal` list (the engine's legal actions); nothing here decides what is allowed. Chat and names are
 // shown with textContent only.
 
-import { api, el, loadJSON, replaceChildren, rulesCatalogue, rulesLine, saveJSON, signed } from "./common.js";
+import { api, el, loadJSON, redrawChildren, replaceChildren, rulesCatalogue, rulesLine, saveJSON, signed } from "./common.js";
 import { cardBack, cardName, cardSVG, sortHand } from "./cards.js";
 import { applyEvent, eventOf } from "./events.js";
 import { SeedKeeper } from "./seeds.js";
@@ -1078,7 +1078,7 @@ function renderActions() {
   prompt.textContent = text;
   const extra = view && view.top_card && acts.some((a) => "draw" in a)
     ? el("div", { class: "draw-card" }, cardSVG(view.top_card)) : null;
-  replaceChildren(box, extra, buttons);
+  redrawChildren(box, extra, buttons);
 }
 
 function renderHand() {
@@ -1093,7 +1093,7 @@ function renderHand() {
   if (view.hand === null) {
     const count = view.hand_sizes[you.seat];
     box.style.setProperty("--n", String(Math.max(2, count)));
-    replaceChildren(box, Array.from({ length: count }, () => el("span", { class: "hand-card back" },
+    redrawChildren(box, Array.from({ length: count }, () => el("span", { class: "hand-card back" },
       cardBack("hidden card"))));
     return;
   }
@@ -1108,7 +1108,7 @@ function renderHand() {
   if (lifted && !playable.has(lifted)) lifted = null;
   const received = receivedCards(view);
   box.style.setProperty("--n", String(Math.max(2, cards.length)));
-  replaceChildren(box, cards.map((code, i) => {
+  redrawChildren(box, cards.map((code, i) => {
     const ok = myPlay ? playable.has(code) : choosing && choosable.has(code);
     const isSel = selected.has(code);
     const isHint = ok && hinted.has(code);
