@@ -33,37 +33,65 @@ def start_game(page: Any, server: LiveServer, rules: Any = SHORT_GAME, level: st
 CARD_SPOT = {"x": 6, "y": 24}
 
 
-def try_click(locator: Any, position: dict[str, int] | None = None) -> bool:
-    """Click if the element is still there (the page redraws as events arrive)."""
-    try:
-        locator.click(timeout=1500, position=position)
-        return True
-    except Exception:
-        return False
+# The server's answer to the move just sent, read from the page's own state: the move is no longer offered
+# at this position (the server took it: its event comes before its ack, docs/protocol.md), or the server
+# refused it (the page says why under the actions; act() cleared the last reason when the move was sent).
+MOVE_ANSWERED = """([hand, kind, card]) => {
+    if (document.getElementById('action-error').textContent) return 'refused';
+    const s = window.spadesTable.state;
+    if (!s || s.hand !== hand || s.over) return 'taken';
+    const still = ((s.view && s.view.legal) || []).some((a) => kind in a && (card === null || a[kind] === card));
+    return still ? false : 'taken';
+}"""
+
+
+def make_move(page: Any, kind: str, locator: Any, card: str | None = None,
+              position: dict[str, int] | None = None) -> bool:
+    """Press the control of a move offered now (``kind``: bid, look, pass, discard or play; ``card`` the
+    card played) and wait for the server's answer to show on the page: True when the server took the move.
+
+    The page offers our move until we make it (the other seats wait for us), so the control is there to
+    press, and Playwright's own wait lets a slow page draw it. A click is never taken back: the helper
+    before gave a click 1.5 s and counted it as not made when that ran out, but under load the time ran out
+    after Playwright had pressed ("click action done"), so a card was played and not counted (12 plays of
+    13). And nothing is assumed about when the answer comes: until the page shows it, our card still looks
+    playable, and a second press would send a move the server refuses."""
+    hand = page.evaluate("window.spadesTable.state?.hand ?? null")
+    locator.click(position=position)
+    answer = page.wait_for_function(MOVE_ANSWERED, arg=[hand, kind, card], timeout=15_000).json_value()
+    return bool(answer == "taken")
 
 
 def take_turn(page: Any, bid: str = "3") -> str | None:
-    """Make one move when it is ours: a bid, looking at the cards, an exchange or a card."""
+    """Make one move when it is ours: a bid, looking at the cards, an exchange or a card. Returns the move
+    once the page shows that the server took it; None when no move of ours is offered, or the server
+    refused the move (the page then shows why)."""
     buttons = page.locator("#action-buttons")
     # The bids offered, read at one moment (the panel is redrawn as events arrive).
     offered = page.eval_on_selector_all("#action-buttons [data-bid]:not(.blind)", "els => els.map(e => e.dataset.bid)")
     if offered:
         choice = bid if bid in offered else offered[0]
-        return "bid" if try_click(buttons.locator(f"[data-bid='{choice}']")) else None
+        return "bid" if make_move(page, "bid", buttons.locator(f"[data-bid='{choice}']")) else None
     look = buttons.get_by_text("Look at my cards")
     if look.count():
-        return "look" if try_click(look) else None
+        return "look" if make_move(page, "look", look) else None
     confirm = page.locator("#confirm-cards")
     if confirm.count():
-        need = int(confirm.text_content().split("/")[1])
-        cards = page.locator("#hand-cards button[aria-pressed=false]")
-        for _ in range(need):
-            try_click(page.locator("#hand-cards button[aria-pressed=false]").first, CARD_SPOT)
-        del cards
-        return "pass" if try_click(page.locator("#confirm-cards")) else None
+        kind = "pass" if (confirm.text_content() or "").startswith("Pass") else "discard"
+        need = int((confirm.text_content() or "").split("/")[1])
+        # Choosing a card redraws the hand at once (no message to wait for): the next one free is pressed.
+        chosen = page.locator("#hand-cards button.hand-card[aria-pressed=true]")
+        while (count := chosen.count()) < need:
+            page.locator("#hand-cards button.hand-card[aria-disabled=false][aria-pressed=false]").first.click(
+                position=CARD_SPOT)
+            page.wait_for_function("(n) => document.querySelectorAll("
+                                   "'#hand-cards button.hand-card[aria-pressed=true]').length > n", arg=count)
+        return "pass" if make_move(page, kind, confirm) else None
     playable = page.locator("#hand-cards button.hand-card[aria-disabled=false]")
     if playable.count():
-        return "play" if try_click(playable.first, CARD_SPOT) else None
+        card = playable.first.get_attribute("data-card")
+        return "play" if make_move(page, "play", page.locator(f"#hand-cards button[data-card='{card}']"), card,
+                                   CARD_SPOT) else None
     return None
 
 
@@ -104,7 +132,11 @@ def test_whole_game_against_the_computer(page: Any, game_server: LiveServer,
             summary_seen = True
             page.wait_for_selector("#summary-body .lines li", timeout=5000)
             assert "contract" in page.text_content("#summary-body") or "nil" in page.text_content("#summary-body")
-    assert moves["bid"] >= 1 and moves["play"] >= 13
+    # Each move is counted once the page shows the server took it: our 13 cards of every hand played, one
+    # bid in each (a misdeal's hand may end before ours).
+    results = page.evaluate("window.spadesTable.state.results")
+    played = sum(1 for r in results if not r.get("misdeal"))
+    assert played >= 1 and moves["play"] == 13 * played and played <= moves["bid"] <= len(results), (moves, results)
     over = page.text_content("#over-text")
     assert "won" in over
     totals = [int(page.text_content(f"[data-testid=pad-total-{k}]")) for k in range(2)]
@@ -379,7 +411,7 @@ def test_hint_marks_the_suggested_bid_and_card_then_the_hinted_card_is_played(
     assert bid in offered and "★" in label and "(the hint)" in label  # a star and words, not color alone
     assert st["text"].startswith(f"Hint: bid {bid} (") and st["text"].endswith(").") and len(st["text"]) > 14, st
     screenshot(page, f"table-hint-bid-{name}")
-    try_click(page.locator("#action-buttons button.hinted"))
+    assert make_move(page, "bid", page.locator("#action-buttons button.hinted"))
     page.wait_for_function("() => !document.querySelector('#action-buttons button.hinted')")
     assert page.text_content("#hint-text") == ""  # acting spends the hint
     # Take turns (as the other tests do) until we are to play a card.
@@ -401,7 +433,7 @@ def test_hint_marks_the_suggested_bid_and_card_then_the_hinted_card_is_played(
     assert st["enabled"] and st["row"]
     screenshot(page, f"table-hint-card-{name}")
     seq = st["seq"]
-    assert try_click(page.locator(f"#hand-cards button.hinted[data-card='{card}']"))
+    assert make_move(page, "play", page.locator(f"#hand-cards button.hinted[data-card='{card}']"), card, CARD_SPOT)
     # The card leaves the hand, the mark and the reason go, and the game goes on past our card.
     page.wait_for_function(f"() => !document.querySelector(\"#hand-cards [data-card='{card}']\")")
     page.wait_for_function(f"() => window.spadesTable.lastSeq > {seq}")
