@@ -47,7 +47,7 @@ def test_each_page_runs_under_the_policy(browser: Any, game_server: LiveServer, 
             page.wait_for_selector("#hand-cards button")
             page.wait_for_selector(".seat-box[data-seat='2']")
             screenshot(page, "table-under-csp")
-        page.wait_for_load_state("networkidle")
+        page.wait_for_load_state("networkidle", timeout=60_000)  # the lab fetches as it computes: slow under load
         header = page.evaluate("() => fetch(location.href).then(r => r.headers.get('content-security-policy'))")
         assert header and "script-src 'self'" in header
         assert seen == [], f"{name}: {seen}"
