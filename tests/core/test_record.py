@@ -212,3 +212,22 @@ def test_time_up_only_true_and_only_in_a_timed_game(rules: Any, value: Any) -> N
     with pytest.raises(RecordError, match="time_up") as e:
         read_record(json.dumps(rec))
     assert e.value.hand == 0
+
+
+def test_a_dealer_who_accepts_the_team_total_last_and_then_leads_replays() -> None:
+    """Team bidding with the dealer leading: the dealer speaks last, lets the partner's total stand (an
+    accept, which records leave out) and then leads; the reader must imply the accept before that lead.
+    Found by test_properties (new-york with jokers, seed 184695: hand 1 is dealt by seat 1, whose partner
+    bids 1; seat 1's next action in the record is its lead)."""
+    spec = {"preset": "new-york", "deck": "jokers", "spades_lead": "any_time", "team_bidding": True,
+            "first_lead": "dealer"}
+    rules = load_rules(spec)
+    rules = rules.replace(target=300, lose_at=-300)
+    game = play_game(rules, 184695, checks=True)  # (the checks draw from the same generator)
+    rec = json.loads(json.dumps(record_of(game, {**spec, "target": 300, "lose_at": -300})))
+    hand1 = rec["hands"][1]
+    assert all("bid" in a for a in hand1["actions"][:3])  # three bids, then the dealer's lead
+    assert hand1["actions"][3]["seat"] == hand1["dealer"] and "play" in hand1["actions"][3]
+    again = read_record(rec)
+    assert again.totals == game.totals and again.results == game.results
+    assert [faces_state(h) for h in again.hands] == [faces_state(h) for h in game.hands]

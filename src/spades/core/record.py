@@ -90,9 +90,11 @@ def game_from_record(data: dict[str, Any]) -> Game:
                 raise RecordError("the hand is already over", hi, ai)
             try:
                 action = _parse_action(ad, hand)
-                # Records leave out the accept of a partner who let a team total stand: the next actor implies it.
-                while (hand.phase is Phase.BID and action.seat != hand.to_act
-                        and Accept(hand.to_act) in hand.legal_actions()):
+                # Records leave out the accept of a partner who let a team total stand: the next action implies
+                # it (another seat's, or the same seat's first action of a later phase: a dealer who accepts
+                # last and then leads, with first_lead "dealer").
+                while (hand.phase is Phase.BID and Accept(hand.to_act) in hand.legal_actions()
+                        and (action.seat != hand.to_act or not isinstance(action, Bid | Look | Misdeal))):
                     game.apply(Accept(hand.to_act))
                 # ... and the look that a number bid (or a misdeal call) implies.
                 if ((isinstance(action, Misdeal) or (isinstance(action, Bid) and not action.value.blind))
