@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,20 @@ class Position:
     """One labelled position: the game cut before the decision and what must (not) be chosen."""
 
     name: str
-    game: Game
+    source: Game | Callable[[], Game]
+    """The game, or how to make it: ``load_positions`` replays each record only when a test asks for its
+    game (replaying all of them while pytest collects took about 3 s in every worker)."""
     seat: int
     label: str
     expected: list[dict[str, Any]] | None
     forbidden: list[dict[str, Any]] | None
+
+    @property
+    def game(self) -> Game:
+        """The game cut before the decision (replayed once, on first use)."""
+        if not isinstance(self.source, Game):
+            self.source = self.source()
+        return self.source
 
 
 def load_positions(directory: Path = BLUNDER_DIR) -> list[Position]:
@@ -32,7 +43,8 @@ def load_positions(directory: Path = BLUNDER_DIR) -> list[Position]:
     for path in sorted(directory.glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         b = data["blunder"]
-        out.append(Position(path.stem, read_record(data), b["seat"], b["label"], b.get("expected"), b.get("forbidden")))
+        out.append(Position(path.stem, partial(read_record, data), b["seat"], b["label"], b.get("expected"),
+                            b.get("forbidden")))
     return out
 
 
