@@ -26,17 +26,6 @@ import websockets
 from spades.server import bench
 
 
-def _rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
-
-
-def _version(src: str) -> int:
-    out = subprocess.run([sys.executable, "-c", "from spades.server.protocol import PROTOCOL_VERSION as v; print(v)"],
-                         env={**os.environ, "PYTHONPATH": src}, capture_output=True, text=True, check=True)
-    return int(out.stdout)
-
-
 def measure(src: str, sockets: int) -> float:
     """KiB of server RSS per open spectator socket, for the server of ``src``."""
     port = bench._free_port()
@@ -54,10 +43,10 @@ def measure(src: str, sockets: int) -> float:
                 except OSError:
                     time.sleep(0.1)
             table = bench._run(bench._setup([base], 2))[0][0]
-            hello = json.dumps({"type": "hello", "v": _version(src), "last_seq": None})
+            hello = json.dumps({"type": "hello", "v": bench._protocol_version(env), "last_seq": None})
 
             async def go() -> float:
-                before = _rss_kib(proc.pid)
+                before = bench._rss_kib(proc.pid)
                 opened = []
                 for _ in range(sockets):
                     ws = await websockets.connect(f"ws://127.0.0.1:{port}/ws/tables/{table}", ping_interval=None,
@@ -67,7 +56,7 @@ def measure(src: str, sockets: int) -> float:
                     await ws.recv()  # snapshot
                     opened.append(ws)
                 await asyncio.sleep(1.0)
-                after = _rss_kib(proc.pid)
+                after = bench._rss_kib(proc.pid)
                 for ws in opened:
                     await ws.close()
                 return (after - before) / sockets
