@@ -66,4 +66,6 @@ def test_the_state_the_events_lead_to_is_the_servers(live: Callable[..., LiveSer
         assert humans[seat].act(action)["type"] == "ack"
     for s in socks:
         changes += sum("change" in m for m in s.received)
-    assert late is not None and compared > 100 and changes > 100
+    # The game's length is the deal's (a game to 100 can end within a few hands): the floor is what the loop
+    # itself guarantees once the late joiner came in at move 20 (21 rounds of at least three sockets).
+    assert late is not None and compared > 21 * 3 and changes > 21 * 3
