@@ -79,3 +79,23 @@ def test_the_json_a_client_receives() -> None:
                            "nils": []},
                           {"seats": [1, 3], "contract": None, "tricks": 0, "needed": 0, "status": "bidding",
                            "nils": []}]
+
+
+@pytest.mark.parametrize("variant", [{"preset": "standard"}, {"preset": "standard", "boston": True},
+                                     {"preset": "standard", "ten_for_two_hundred": True},
+                                     {"preset": "standard", "boston": True, "ten_for_two_hundred": True}], ids=str)
+def test_status_is_what_every_way_the_tricks_left_can_fall_says(variant: object) -> None:
+    # side_status asks contract_made at the two ends and at the contract: the same answer as asking it for
+    # every number of tricks the side may still reach, for every contract, tricks taken and tricks left.
+    from spades.core.scoring import contract_made
+
+    rules = load_rules(variant)
+    for contract in range(1, 14):
+        bids = [BidValue(contract), BidValue(1), NIL, BidValue(1)]  # seat 2's nil: seat 0 alone bids
+        for taken in range(14):
+            for left in range(14 - taken):
+                tricks = [taken, 0, 0, 13 - taken - left]
+                ends = {contract_made(rules, contract, taken + k) for k in range(left + 1)}
+                want = "open" if len(ends) > 1 else "made" if ends.pop() else "set"
+                got = side_status(rules, bids, tricks, left, [True] * 4)[0]
+                assert got.status == want, (contract, taken, left, got)

@@ -91,6 +91,9 @@ class TableState:
         """Seats whose (disconnected) player timed out: a bot plays them until they come back."""
         self.rematch: dict[str, Any] | None = None
         """The table a finished game's players were asked to for a rematch (spades.server.rematch)."""
+        self._results: list[dict[str, Any]] = []
+        """The finished hands' results as the state shows them (``public_state``), one entry per hand of
+        ``game.results``: a finished hand's result never changes, so each is written out once."""
         self.shown: Any = None
         """What its viewers were last sent (``spades.server.protocol.Shown``): the next events carry
         only what changed since."""
@@ -177,13 +180,27 @@ class TableState:
         (``spades.core.view.public_fields``); ``own_fields`` completes it for one viewer."""
         g = self.game
         view = public_fields(g.hand) if g.hands else None
-        results = [{"misdeal": r.misdeal, "points": [s.points for s in r.sides],
-                    "bags": [s.bags_total for s in r.sides], "tricks": list(r.tricks)} for r in g.results]
-        # Why a game past its end goes on (a tie for the lead), in the engine's words.
-        goes_on = None if g.over or not g.results else tie_note(g.rules, g.totals, g.time_up_hand is not None)
         return {"hand": len(g.hands), "view": view, "totals": list(g.totals), "bags": list(g.bags),
-                "results": results, "over": g.over, "winner": g.winner, "seeding": self.seeding(),
-                "goes_on": goes_on}
+                "results": self._results_shown(), "over": g.over, "winner": g.winner, "seeding": self.seeding(),
+                "goes_on": self._goes_on()}
+
+    def _results_shown(self) -> list[dict[str, Any]]:
+        """``game.results`` as the state shows them: the entries already written are kept (the list is
+        shared by the states built since, so nobody may change it: a new hand's result makes a new list),
+        and only a new hand's result is written out. Building every past hand's entry again for every
+        event cost most of a late hand's state."""
+        done = self.game.results
+        shown = self._results
+        if len(shown) != len(done):
+            shown = self._results = shown[:len(done)] + [
+                {"misdeal": r.misdeal, "points": [s.points for s in r.sides], "bags": [s.bags_total for s in r.sides],
+                 "tricks": list(r.tricks)} for r in done[len(shown):]]
+        return shown
+
+    def _goes_on(self) -> str | None:
+        g = self.game
+        # Why a game past its end goes on (a tie for the lead), in the engine's words.
+        return None if g.over or not g.results else tie_note(g.rules, g.totals, g.time_up_hand is not None)
 
     def seeding(self) -> dict[str, Any] | None:
         """The commitment waiting for client seeds, as everyone may see it: ``hand``, ``commitment`` and
