@@ -307,11 +307,52 @@ def event_of(msg: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
 class Shown:
     """What a table's viewers were last sent, as of event ``seq``: the state every viewer shares
     (``public``, whose view holds only the shared fields) and each viewer's own view fields (``own``, by
-    seat, ``None`` for the spectators)."""
+    seat, ``None`` for the spectators).
+
+    The parts that change at every event (the view's fields but its finished tricks, and each viewer's own
+    fields) are kept encoded (JSON bytes) and read back when the next event is built; the rest is kept as
+    it was (the finished tricks and past hands' results are shared, never changed, and compared by
+    identity). A table keeps its last-shown state from one event to the next, and as dicts and lists
+    (about 50 per table) those states were most of what each young-generation collection of the garbage
+    collector walked, in pauses of 50-60 ms a second at 3,000 players; bytes are not walked at all
+    (``benchmarks/README.md``, issue 19)."""
 
     seq: int
-    public: dict[str, Any]
-    own: dict[int | None, dict[str, Any]]
+    rest: dict[str, Any]
+    """The shared state without its view."""
+    view_json: bytes
+    """The shared view without ``tricks``, encoded (``null`` before the first deal)."""
+    tricks: list[Any] | None
+    own_json: dict[int | None, bytes]
+
+    @property
+    def public(self) -> dict[str, Any]:
+        """The shared state as it was sent (new dicts for the view at each call)."""
+        view = orjson.loads(self.view_json)
+        if view is not None:
+            view["tricks"] = self.tricks
+        return {**self.rest, "view": view}
+
+    def own(self, viewer: int | None) -> dict[str, Any] | None:
+        """``viewer``'s own view fields as they were sent (``None``: that viewer was not shown any)."""
+        data = self.own_json.get(viewer)
+        if data is None:
+            return None
+        value: dict[str, Any] = orjson.loads(data)
+        return value
+
+
+def shown_as(seq: int, public: dict[str, Any], own: dict[int | None, dict[str, Any]]) -> Shown:
+    """What was sent as of event ``seq`` (``Shown``). The states hold only JSON values (string keys,
+    lists, no tuples), so what is encoded reads back exactly as it was."""
+    dumps = orjson.dumps
+    view = public.get("view")
+    tricks = None
+    if view is not None:
+        view = dict(view)
+        tricks = view.pop("tricks")
+    rest = {k: v for k, v in public.items() if k != "view"}
+    return Shown(seq, rest, dumps(view), tricks, {v: dumps(o) for v, o in own.items()})
 
 
 FULL_STATE_KINDS = frozenset({"seat"})
@@ -339,7 +380,7 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
     payload is encoded once and shared by every viewer that gets it."""
     viewers = list(dict.fromkeys(viewers))
     owns = {v: own(v) for v in viewers}
-    after = Shown(rows[-1].seq, public, owns)
+    after = shown_as(rows[-1].seq, public, owns)
     full = (shown is None or shown.seq != rows[0].seq - 1 or public.get("view") is None
             or any(r.kind in FULL_STATE_KINDS for r in rows))
     # Rows every viewer sees alike are projected and encoded once.
@@ -376,7 +417,7 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
             key: tuple[Any, ...] = ("state", v)
         else:
             assert shown is not None
-            before = shown.own.get(v)
+            before = shown.own(v)
             if before is not None:
                 for a in acts:
                     before = act_on(before, a)

@@ -1,0 +1,32 @@
+"""``protocol.Shown``: a table's last-shown state, kept between events, reads back exactly as it was sent
+and keeps what changes at every event out of the garbage collector's sight (bytes, not containers)."""
+
+from __future__ import annotations
+
+import gc
+import random
+
+from spades.core.view import view_hand
+from spades.server.protocol import event_payloads, full_state
+from spades.server.table import Seat, TableState
+from spades.storage.base import TableRow
+
+
+def test_what_was_shown_reads_back_and_is_not_walked_by_the_collector() -> None:
+    t = TableState(TableRow("t", "standard", {"bot_level": "random"}, True, None, "p0", 0.0))
+    t.seat_rows([(0, Seat("p0", "A")), (1, Seat(None, "B", "random")), (2, Seat("p2", "C")),
+                 (3, Seat(None, "D", "random"))])
+    rng = random.Random(5)
+    shown = None
+    for _ in range(40):
+        rows = [t.deal_row()] if t.pending is not None else t.action_rows(
+            rng.choice(view_hand(t.game.hand, t.to_act()).legal), "bot", None, None)
+        public = t.public_state()
+        _, shown = event_payloads(rows, t.rules.layout, [0, 2, None], public, t.own_fields, shown)
+        assert shown.public == public
+        for v in (0, 2, None):
+            assert shown.own(v) == t.own_fields(v)
+            assert full_state(shown.public, shown.own(v) or {}) == t.game_state(v)
+        assert shown.own(1) is None  # seat 1 was never a viewer
+        assert not gc.is_tracked(shown.view_json) and not gc.is_tracked(shown.own_json)
+        assert shown.tricks is public["view"]["tricks"]  # finished tricks are shared, not copied
