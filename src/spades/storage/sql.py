@@ -425,9 +425,20 @@ def write_events(c: Connection, batches: list[tuple[str, list[EventRow]]]) -> No
               "text": r.data["text"], "created_at": r.created_at or now}
              for table_id, rows in batches for r in rows if r.kind == "chat"]
     if values:
-        c.execute(insert(s.events), values)
+        _insert_many(c, s.events.name, values)
     if chats:
-        c.execute(insert(s.chat), chats)
+        _insert_many(c, s.chat.name, chats)
+
+
+def _insert_many(c: Connection, table: str, rows: list[dict[str, Any]]) -> None:
+    """Insert rows (all with the same keys, the table's column names) in one statement run by the driver
+    itself (``executemany``): the hot path of every move. Through the SQL expression language each row's
+    parameters were processed again in Python on the database thread, which holds the interpreter's lock
+    the event loop needs (``benchmarks/group_commit.py``)."""
+    columns = list(rows[0])
+    mark = "?" if c.dialect.paramstyle == "qmark" else "%s"
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join([mark] * len(columns))})"
+    c.exec_driver_sql(sql, [tuple(r[k] for k in columns) for r in rows])
 
 
 def _dumps(data: Any) -> str:
