@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import random
+import tracemalloc
 
 from spades.core.view import view_hand
 from spades.server.protocol import event_payloads, full_state
@@ -30,3 +31,25 @@ def test_what_was_shown_reads_back_and_is_not_walked_by_the_collector() -> None:
         assert shown.own(1) is None  # seat 1 was never a viewer
         assert not gc.is_tracked(shown.view_json) and not gc.is_tracked(shown.own_json)
         assert shown.tricks is public["view"]["tricks"]  # finished tricks are shared, not copied
+
+
+def test_what_was_shown_takes_the_memory_of_its_text() -> None:
+    """A table keeps its last-shown state for as long as it is played: each encoded part costs about its
+    length (``orjson.dumps``'s bytes each held a 4 KiB buffer, 12 KiB a table of two people)."""
+    t = TableState(TableRow("t", "standard", {"bot_level": "random"}, True, None, "p0", 0.0))
+    t.seat_rows([(0, Seat("p0", "A")), (1, Seat(None, "B", "random")), (2, Seat("p2", "C")),
+                 (3, Seat(None, "D", "random"))])
+    rows = [t.deal_row()]
+    public = t.public_state()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        texts, shown = event_payloads(rows, t.rules.layout, [0, 2], public, t.own_fields, None)
+        del texts  # sent and gone: only what was shown stays
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    kept = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    text = len(shown.view_json) + sum(len(v) for v in shown.own_json.values())
+    assert text > 300  # a dealt hand's view and two hands of thirteen cards
+    assert kept < text + 2048, (kept, text)

@@ -310,20 +310,21 @@ class Shown:
     seat, ``None`` for the spectators).
 
     The parts that change at every event (the view's fields but its finished tricks, and each viewer's own
-    fields) are kept encoded (JSON bytes) and read back when the next event is built; the rest is kept as
+    fields) are kept encoded (JSON text) and read back when the next event is built; the rest is kept as
     it was (the finished tricks and past hands' results are shared, never changed, and compared by
     identity). A table keeps its last-shown state from one event to the next, and as dicts and lists
     (about 50 per table) those states were most of what each young-generation collection of the garbage
-    collector walked, in pauses of 50-60 ms a second at 3,000 players; bytes are not walked at all
-    (``benchmarks/README.md``, issue 19)."""
+    collector walked, in pauses of 50-60 ms a second at 3,000 players; strings are not walked at all
+    (``benchmarks/README.md``, issue 19). Text, not the bytes ``orjson.dumps`` returns: each of those holds
+    a 4 KiB buffer however short it is (orjson 3.13), 12 KiB a table of two people."""
 
     seq: int
     rest: dict[str, Any]
     """The shared state without its view."""
-    view_json: bytes
+    view_json: str
     """The shared view without ``tricks``, encoded (``null`` before the first deal)."""
     tricks: list[Any] | None
-    own_json: dict[int | None, bytes]
+    own_json: dict[int | None, str]
 
     @property
     def public(self) -> dict[str, Any]:
@@ -345,7 +346,9 @@ class Shown:
 def shown_as(seq: int, public: dict[str, Any], own: dict[int | None, dict[str, Any]]) -> Shown:
     """What was sent as of event ``seq`` (``Shown``). The states hold only JSON values (string keys,
     lists, no tuples), so what is encoded reads back exactly as it was."""
-    dumps = orjson.dumps
+    def dumps(value: Any) -> str:
+        return orjson.dumps(value).decode()
+
     view = public.get("view")
     tricks = None
     if view is not None:
