@@ -25,6 +25,7 @@ from spades.server.app import create_app
 from spades.server.config import ServerConfig
 from spades.server.hub import BotLevels
 from spades.server.protocol import PROTOCOL_VERSION, event_of
+from spades.server.socket_protocol import LeanWebSocketProtocol
 from spades.storage import Storage
 
 Msg = dict[str, Any]
@@ -73,7 +74,8 @@ class LiveServer:
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         self.app = create_app(cfg, storage, bots)
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                    ws_max_size=65536, lifespan="on"))
+                                                    ws_max_size=65536, lifespan="on",
+                                                    ws=LeanWebSocketProtocol))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def start(self) -> LiveServer:

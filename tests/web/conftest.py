@@ -20,6 +20,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
+from spades.server.socket_protocol import LeanWebSocketProtocol
 from spades.web.api import mount
 
 with warnings.catch_warnings():
@@ -64,7 +65,7 @@ class LiveServer:
     def start(self) -> None:
         """Serve until ``stop``; returns once the port answers."""
         config = uvicorn.Config(self.factory(), host="127.0.0.1", port=self.port, log_level="warning",
-                                lifespan=self.lifespan)
+                                lifespan=self.lifespan, ws=LeanWebSocketProtocol)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
         self._thread.start()

@@ -61,9 +61,13 @@ def parse_quota_options(items: list[str]) -> tuple[dict[str, str], str | None]:
 
 def uvicorn_options(host: str, port: int) -> dict[str, Any]:
     """How ``spades serve`` runs uvicorn. Proxy headers are never read by uvicorn itself (it would believe
-    them from 127.0.0.1): the application reads them from ``ServerConfig.trusted_proxies`` only."""
+    them from 127.0.0.1): the application reads them from ``ServerConfig.trusted_proxies`` only. Sockets
+    are served by ``LeanWebSocketProtocol`` (uvicorn's own, holding less per open socket)."""
+    from spades.server.socket_protocol import LeanWebSocketProtocol
+
     return {"host": host, "port": port, "ws_max_size": 65536, "log_level": "info", "proxy_headers": False,
-            "ws_per_message_deflate": False, "ws_ping_interval": 20, "ws_ping_timeout": 20}
+            "ws": LeanWebSocketProtocol, "ws_per_message_deflate": False, "ws_ping_interval": 20,
+            "ws_ping_timeout": 20}
 
 
 GC_THRESHOLD = (20_000, 20, 10)

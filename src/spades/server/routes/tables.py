@@ -282,6 +282,9 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
             await ws.close(code=1013)  # try again later
             return
         await ws.accept()
+        # What the socket needed of its handshake (origin, session) is read: its headers (a list of some
+        # dozen pairs, kept by the scope for the socket's whole life) are let go.
+        ws.scope["headers"].clear()
         conn = Conn(player, table_id[:32], session=token if player is not None else None)
         writer = asyncio.create_task(_writer(ws, conn))
         refused = await socket_quota(player)
@@ -370,6 +373,7 @@ async def _writer(ws: WebSocket, conn: Conn) -> None:
                     done = True
                     break
                 await ws.send_text(item)
+            item = None  # not kept while the socket waits (a snapshot is kilobytes)
     except Exception:
         conn.closed = True
         return

@@ -1,0 +1,116 @@
+"""The WebSocket protocol ``spades serve`` gives uvicorn: uvicorn's own (``websockets``' sans-I/O
+implementation, the one uvicorn picks by itself) made lighter for a server holding thousands of sockets
+open for whole games.
+
+A table socket is open for an hour and carries a few messages a minute, so what a socket *holds* while it
+waits is what limits a process, not what a message costs. uvicorn's protocol object keeps, for the
+socket's whole life, the parsed handshake request and the response it answered with (their headers, about
+2-3 KiB) and five ``collections.deque``, each a 0.7 KiB block even when empty: its receive queue (an
+``asyncio.Queue``: three deques and an ``asyncio.Event`` with one more) and its ``writable`` event. Here,
+once the handshake's answer is sent, the request and the response are let go, the receive queue is a
+list and at most one waiting future, and ``writable`` a flag that makes a future only when a send really
+has to wait (``benchmarks/README.md``, issue 19, has the measurements; ``tests/server/test_socket_protocol.py``
+checks both the savings and the behaviour against the pinned uvicorn).
+
+This depends on uvicorn's attributes (``queue``, ``writable``, ``request``, ``response``), which is why
+uvicorn's version is pinned; the tests fail if an upgrade changes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+
+class _Inbox:
+    """What uvicorn asks of its receive queue (``put_nowait``, ``get``, ``empty``), for one reader: ASGI's
+    ``receive`` is awaited by one task at a time."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    async def get(self) -> Any:
+        while not self._items:
+            if self._waiter is not None:
+                raise RuntimeError("a WebSocket's receive is awaited by two tasks at once")
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
+
+
+class _Flag:
+    """What uvicorn asks of ``writable`` (an ``asyncio.Event``: ``set``, ``clear``, ``is_set``, ``wait``),
+    with no deque: futures are made only while the transport's buffer is full."""
+
+    __slots__ = ("_is_set", "_waiters")
+
+    def __init__(self) -> None:
+        self._is_set = True
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        return self._is_set
+
+    def set(self) -> None:
+        self._is_set = True
+        waiters, self._waiters = self._waiters, None
+        for w in waiters or ():
+            if not w.done():
+                w.set_result(None)
+
+    def clear(self) -> None:
+        self._is_set = False
+
+    async def wait(self) -> bool:
+        if self._is_set:
+            return True
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if self._waiters is not None and waiter in self._waiters:
+                self._waiters.remove(waiter)
+        return True
+
+
+class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, holding less per open socket (the module's docstring says what)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queue: Any = _Inbox()
+        self.writable: Any = _Flag()
+
+    async def send(self, message: Any) -> None:
+        accepting = not self.handshake_complete
+        await super().send(message)
+        if accepting and self.handshake_complete:
+            # The handshake is answered (accepted, refused or closed): nothing reads it again.
+            self.request = None  # type: ignore[assignment]
+            self.response = None  # type: ignore[assignment]
+
+
+__all__ = ["LeanWebSocketProtocol"]
