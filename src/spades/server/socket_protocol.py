@@ -7,9 +7,9 @@ waits is what limits a process, not what a message costs. uvicorn's protocol obj
 socket's whole life, the parsed handshake request and the response it answered with (their headers, about
 2-3 KiB) and five ``collections.deque``, each a 0.7 KiB block even when empty: its receive queue (an
 ``asyncio.Queue``: three deques and an ``asyncio.Event`` with one more) and its ``writable`` event. Here,
-once the handshake's answer is sent, the request and the response are let go, the receive queue is a
-list and at most one waiting future, and ``writable`` a flag that makes a future only when a send really
-has to wait (``benchmarks/README.md``, issue 19, has the measurements; ``tests/server/test_socket_protocol.py``
+once the handshake's answer is sent, the request's headers and the response are let go, the receive queue
+is a list and at most one waiting future, and ``writable`` a flag that makes a future only when a send
+really has to wait (``benchmarks/README.md``, issue 19, has the measurements; ``tests/server/test_socket_protocol.py``
 checks both the savings and the behaviour against the pinned uvicorn).
 
 This depends on uvicorn's attributes (``queue``, ``writable``, ``request``, ``response``), which is why
@@ -108,7 +108,12 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         accepting = not self.handshake_complete
         await super().send(message)
         if accepting and self.handshake_complete:
-            # The handshake is answered (accepted, refused or closed): nothing reads it again.
+            # The handshake is answered (accepted, refused or closed): nothing reads it again. The
+            # request's headers are emptied too, since ``websockets``' parser keeps the request itself
+            # (a local of its generator) for the socket's whole life.
+            request = getattr(self, "request", None)
+            if request is not None:
+                request.headers.clear()
             self.request = None  # type: ignore[assignment]
             self.response = None  # type: ignore[assignment]
 
