@@ -55,6 +55,22 @@ def test_totals_are_the_sum_of_the_hands() -> None:
         assert game.bags[k] == game.results[-1].sides[k].bags_total
 
 
+def test_a_hand_is_sealed_when_the_next_is_dealt() -> None:
+    """A finished hand keeps what its record needs (its deal, its actions, its tricks) but not its undo
+    history, once the game has dealt the next: a game never takes a dealt-over hand back."""
+    game = Game(load_rules("standard"), shuffler=seeded_shuffler(3))
+    rng = random.Random(3)
+    finish_hand(game, rng)
+    first, second = game.hands
+    assert len(first.actions) == 4 + 52 and len(first.tricks) == 13
+    with pytest.raises(IllegalActionError, match="no action to take back"):
+        first.undo()
+    assert len(first.actions) == 56  # the refusal changed nothing
+    game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
+    second.undo()  # the hand in play still can
+    assert second.actions == []
+
+
 def play_until_over(game: Game, seed: int, clock: list[float] | None = None) -> None:
     rng = random.Random(seed)
     for _ in range(500):

@@ -118,6 +118,8 @@ class Game:
                 raise IllegalActionError("this game has no shuffler: give the deal")
             order = deal_order(self.rules, self.shuffler(len(self.rules.layout.deck)))
         hand = Hand(self.rules, self.next_dealer, order, self.context())
+        if self.hands:
+            self.hands[-1].seal()  # a game goes forward: a dealt-over hand is never taken back
         self.hands.append(hand)
         return hand
 

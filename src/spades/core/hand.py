@@ -606,6 +606,11 @@ class Hand:
         looked[seat] = True
         self.looked = looked
 
+    def seal(self) -> None:
+        """No action of this hand will be taken back: let its undo history go (a hand's is some 10 KiB;
+        ``Game`` seals each hand when it deals the next). ``undo`` then refuses; the rest is unchanged."""
+        self._undo = []
+
     def undo(self) -> None:
         """Take back the last action applied with ``apply`` or ``apply_unchecked``."""
         if not self._undo:

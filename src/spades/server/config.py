@@ -56,8 +56,9 @@ class ServerConfig:
     """A table in memory with nobody connected, no bot or timer armed and no use for this long is dropped
     from memory (a finished one once nobody is connected); any use reloads it from its log. More than the
     longest turn timer (600 s), so a waiting turn's timer is never what is dropped."""
-    resume_window: int = 500
-    """A reconnecting client missing at most this many events gets them; more gets a snapshot."""
+    resume_window: int = 64
+    """A reconnecting client missing at most this many events gets them; more gets a snapshot (a table
+    keeps its last ``spades.server.table.EVENTS_KEEP`` in memory, 64, so more than that is no use)."""
     login_attempts: int = 5
     """Failed logins allowed at once per user name from one address (and per address); after them each
     try waits 1, 2, 4... seconds after the last failure (``spades.server.accounts.AttemptLimiter``)."""

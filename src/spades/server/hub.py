@@ -180,7 +180,7 @@ class Hub:
                  bots: BotLevels | None = None,
                  bot_delay: float = 0.6, bot_think: float = 2.0,
                  time_scale: float = 1.0, clock: Callable[[], float] = time.time,
-                 resume_window: int = 500, seed_seconds: float = 4.0, storage_wait: float = 5.0,
+                 resume_window: int = 64, seed_seconds: float = 4.0, storage_wait: float = 5.0,
                  idle_table_seconds: float = 1800.0) -> None:
         self.storage = storage
         """Tables, accounts and finished games."""
@@ -909,7 +909,7 @@ class Hub:
         t = await self._load(conn.table_id)
         if t is None:
             raise ProtocolError("no_table", "there is no such table")
-        done = None if cid is None else t.client_ids.get((player.id, cid))
+        done = None if cid is None else t.client_ids.get(player.id, {}).get(cid)
         if done is not None:
             conn.send({"type": "ack", "id": cid, "seq": done, "duplicate": True})
             return None

@@ -23,8 +23,11 @@ from spades.variants import load_rules
 CHAT_KEEP = 50
 """Chat lines kept in memory per table for snapshots."""
 
-EVENTS_KEEP = 1000
-"""Recent events kept in memory per table for catching clients up (older gaps get a snapshot)."""
+EVENTS_KEEP = 64
+"""Recent events kept in memory per table for catching clients up (older gaps get a snapshot). A table
+keeps its last 64 to 96 rows; each holds a few hundred bytes, and 1,000-2,000 of them were most of what a
+table held (``benchmarks/table_memory.py``). A snapshot (a few KiB) is smaller than the 40-odd events
+that would bring a viewer as far anyway."""
 
 
 @dataclass
@@ -77,9 +80,11 @@ class TableState:
         """When the seat to act got its turn: the time of the last deal or action row."""
         self.seats = [Seat() for _ in range(self.n)]
         self.events: list[EventRow] = []
-        """The most recent events (at most ``2 * EVENTS_KEEP``), for catching clients up."""
+        """The most recent events (``EVENTS_KEEP`` to one and a half times as many), for catching clients up."""
         self._seq = 0
-        self.client_ids: dict[tuple[str, str], int] = {}
+        self.client_ids: dict[str, dict[str, int]] = {}
+        """Each player's client ids at this table, to the number of the event each made (every one of the
+        game: one is never applied twice). By player, as a pair per id cost a third more."""
         self.chat: list[dict[str, Any]] = []
         self.deals: list[dict[str, Any]] = []
         self.pending: dict[str, Any] | None = None
@@ -372,13 +377,13 @@ class TableState:
             raise ValueError(f"event {row.seq} does not follow event {self.seq}")
         self.events.append(row)
         self._seq = row.seq
-        if len(self.events) > 2 * EVENTS_KEEP:
-            del self.events[:EVENTS_KEEP]
+        if len(self.events) > EVENTS_KEEP + EVENTS_KEEP // 2:
+            del self.events[:-EVENTS_KEEP]
         if row.kind in ("action", "deal"):
             self.last_game_seq = row.seq
             self.turn_started_at = row.created_at
         if row.player_id and row.client_id:
-            self.client_ids[(row.player_id, row.client_id)] = row.seq
+            self.client_ids.setdefault(row.player_id, {})[row.client_id] = row.seq
 
     def apply_row(self, row: EventRow) -> None:
         """Apply one logged row to the live state (replaying the log, or after building it)."""

@@ -45,7 +45,7 @@ class TableRow:
     """``open`` (seating or playing) or ``over``."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EventRow:
     """One numbered event of a table's log. ``data`` holds secrets (a deal's order and seed): it is
     never sent to a client as it is, only through the server's per-viewer projection."""

@@ -1,0 +1,90 @@
+"""The memory a table holds as its game goes on: ``--tables`` tables of two people and two computers
+(standard rules), played to ``--events`` events each by seeded random choices through the server's own
+table (``TableState``) and what it has shown its viewers (``Shown``), traced with ``tracemalloc``. The load
+bench (``spades bench server``) measures memory once everyone is dealt in, which cannot show what grows
+with the game: this does. A report, never a pass/fail check::
+
+    .venv/bin/python benchmarks/table_memory.py --baseline /tmp/base/src
+
+With ``--baseline`` (the ``src`` of another checkout) the same games are played by that checkout's code
+first, in a process of its own, and both are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+MARKS = (25, 100, 300, 600, 1000)
+
+
+def measure(tables: int, events: int) -> dict[str, float]:
+    """KiB per table after each of ``MARKS`` (up to ``events``), for the code on ``sys.path``."""
+    from spades.core.view import view_hand
+    from spades.server.protocol import event_payloads
+    from spades.server.table import Seat, TableState
+    from spades.storage.base import TableRow
+
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    games = []
+    for k in range(tables):
+        t = TableState(TableRow(f"t{k}", "standard", {"bot_level": "random"}, True, None, "p0", 0.0))
+        t.seat_rows([(0, Seat("p0", "A")), (1, Seat(None, "B", "random")), (2, Seat("p2", "C")),
+                     (3, Seat(None, "D", "random"))])
+        games.append([t, random.Random(k), None])
+    out: dict[str, float] = {}
+    for step in range(1, events + 1):
+        for g in games:
+            t, rng, shown = g
+            if t.over:
+                continue
+            if t.pending is not None:
+                rows = [t.deal_row()]
+            else:
+                action = rng.choice(view_hand(t.game.hand, t.to_act()).legal)
+                person = action.seat in (0, 2)
+                rows = t.action_rows(action, "player" if person else "bot", f"p{action.seat}" if person else None,
+                                     f"c{step}" if person else None)
+            g[2] = event_payloads(rows, t.rules.layout, [0, 2, None], t.public_state(), t.own_fields, shown)[1]
+        if step in MARKS:
+            gc.collect()
+            out[str(step)] = round((tracemalloc.get_traced_memory()[0] - base) / tables / 1024, 1)
+    tracemalloc.stop()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tables", type=int, default=20)
+    ap.add_argument("--events", type=int, default=max(MARKS))
+    ap.add_argument("--baseline", help="the src folder of another checkout")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one measurement, for --baseline
+    args = ap.parse_args()
+    if args.json:
+        print(json.dumps(measure(args.tables, args.events)))
+        return
+    rows = {}
+    if args.baseline:
+        got = subprocess.run([sys.executable, __file__, "--json", "--tables", str(args.tables), "--events",
+                              str(args.events)], env={**os.environ, "PYTHONPATH": args.baseline},
+                             capture_output=True, text=True, check=True)
+        rows["baseline"] = json.loads(got.stdout)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+    rows["this"] = measure(args.tables, args.events)
+    print(f"KiB per table ({args.tables} tables of two people and two computers) after N events:")
+    print(f"{'':10}" + "".join(f"{m:>9}" for m in rows["this"]))
+    for name, r in rows.items():
+        print(f"{name:10}" + "".join(f"{v:>9.1f}" for v in r.values()))
+
+
+if __name__ == "__main__":
+    main()
