@@ -9,7 +9,7 @@ import pytest
 
 from spades.ai import LEVELS, PLAYER_LEVELS, Decision, make_bot
 from spades.ai.arena import build_bot
-from spades.ai.base import infer_bags
+from spades.ai.base import bot_rng, infer_bags
 from spades.ai.bots import ExpertBot, IsmctsBot
 from spades.ai.knowledge import OUT, Knowledge
 from spades.ai.search import NIL_FAIL_SCALE, BidSearch
@@ -68,6 +68,18 @@ def test_same_seed_same_choices() -> None:
     c = play_games("standard", ["normal"], seed=3, max_hands=2)
     d = play_games("standard", ["normal"], seed=3, max_hands=2)
     assert [h.actions for h in c.hands] == [h.actions for h in d.hands]
+
+
+@pytest.mark.parametrize("level", list(LEVELS))
+def test_a_seeded_bot_has_its_own_generator_and_unseeded_ones_share_one(level: str) -> None:
+    """A seeded bot draws from a generator of its own, so others' draws never change its choices; the
+    server's bots are unseeded and share the process's (2.5 KiB of state each otherwise)."""
+    seeded = [make_bot(level, 7), make_bot(level, 7)]
+    assert seeded[0].rng is not seeded[1].rng
+    assert seeded[0].rng.getstate() == seeded[1].rng.getstate()
+    unseeded = [make_bot(level), make_bot(level)]
+    assert unseeded[0].rng is unseeded[1].rng is bot_rng(None)
+    assert bot_rng(7) is not bot_rng(7) and bot_rng(7).random() == random.Random(7).random()
 
 
 def _deal(seed: int) -> Hand:

@@ -7,11 +7,10 @@ the normal player's choices for the rare phases (draw, discard, exchange, blind 
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Sequence
 
-from spades.ai.base import Decision, infer_bags, only_action
+from spades.ai.base import Decision, bot_rng, infer_bags, only_action
 from spades.ai.bidding import (
     choose_bid,
     choose_discard,
@@ -46,7 +45,7 @@ class NormalBot:
 
     def __init__(self, seed: int | None = None) -> None:
         """A normal player (``seed`` only matters for ties and rare random choices)."""
-        self.rng = random.Random(seed)
+        self.rng = bot_rng(seed)
 
     def decide(self, view: HandView, totals: tuple[int, ...], deadline: float | None = None,
                bags: tuple[int, ...] | None = None) -> Decision:

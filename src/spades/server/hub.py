@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import secrets
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping
@@ -1124,7 +1123,7 @@ class Hub:
         key = (t.id, seat, level)
         bot = self.bots.get(key)
         if bot is None:
-            bot = self.bots[key] = self.levels[level](secrets.randbits(32))
+            bot = self.bots[key] = self.levels[level](None)  # unseeded: the process's shared generator
         deadline = time.monotonic() + self.bot_think
         loop = asyncio.get_running_loop()
         decide = partial(bot.decide, view, tuple(t.game.totals), deadline, bags=tuple(t.game.bags))
