@@ -6,7 +6,8 @@ Run from the repository root, e.g.::
 
 It is ``spades bench server --json`` (``spades.server.bench``): one JSON object with a row per step
 (players, tables, actions_per_s, p50_ms / p95_ms / p99_ms from an action to every human seat of the table
-receiving its event, kib_per_connection, rss_mb, errors) and ``p95_over_100ms_at``. A report, never a
+receiving its event, kib_per_connection once everyone is dealt in and kib_per_connection_end at the end
+of the window, rss_mb, errors) and ``p95_over_100ms_at``. A report, never a
 pass/fail check; the figures are in ``benchmarks/README.md``.
 """
 

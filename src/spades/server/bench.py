@@ -463,7 +463,8 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
             "p50_ms": pct(0.50), "p95_ms": pct(0.95), "p99_ms": pct(0.99), "errors": totals.errors,
             "rss_mb": round(rss_after / 1024, 1), "server_cpu_s": round(cpu, 2), "client_cpu_s": round(client_cpu, 2),
             "server_cpu_ms_per_event": round(1000 * cpu / events, 2), "server_events": events,
-            "kib_per_connection": round(max(0, rss_connected - rss_before) / max(1, players), 1), **per_event}
+            "kib_per_connection": round(max(0, rss_connected - rss_before) / max(1, players), 1),
+            "kib_per_connection_end": round(max(0, rss_after - rss_before) / max(1, players), 1), **per_event}
 
 
 @contextlib.contextmanager
