@@ -10,8 +10,10 @@ import pytest
 
 from spades.core import Game, seeded_shuffler
 from spades.core.presets import PRESETS, load_rules
+from spades.core.scoring import side_status
 from spades.core.view import (
     OWN_FIELDS,
+    _spoken,
     act_on,
     action_to_dict,
     apply_change,
@@ -20,6 +22,7 @@ from spades.core.view import (
     closed_trick,
     own_fields,
     public_fields,
+    side_to_json,
     view_hand,
 )
 
@@ -75,3 +78,28 @@ def test_a_change_holds_only_what_changed() -> None:
     assert before["view"]["tricks"] == [1]  # (a new dict: the old state is left as it was)
     with pytest.raises(ValueError, match="remove the field"):
         change_of({"a": 1, "b": 2}, {"a": 1})
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_contract_statuses_a_view_shows_are_never_stale(preset: str) -> None:
+    """Views keep a hand's last contract statuses until what they read changes: through seeded hands in
+    every preset, with actions taken back and others played instead, the view's ``sides`` is always what
+    ``side_status`` works out afresh."""
+    rules = load_rules(preset)
+    rng = random.Random(preset)
+    game = Game(rules, shuffler=seeded_shuffler(preset))
+    for _ in range(3):
+        hand = game.hand
+        while not hand.is_over:
+            legal = hand.legal_actions()
+            game.apply_unchecked(choose(rng, legal, misdeal_p=0))
+            if rng.random() < 0.3 and not hand.is_over:
+                public_fields(hand)  # remembered here ...
+                hand.undo()  # ... and taken back: a different action may make the same counts
+                game.apply_unchecked(choose(rng, hand.legal_actions(), misdeal_p=0))
+            fresh = side_status(rules, None if hand.context.bidless else hand.bids, hand.tricks_taken,
+                                rules.layout.hand_size - hand.trick_no, _spoken(hand))
+            assert view_hand(hand, None).sides == fresh
+            assert public_fields(hand)["sides"] == [side_to_json(s) for s in fresh]
+        if game.over:
+            break

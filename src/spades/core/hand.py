@@ -145,6 +145,7 @@ class Hand:
     """One hand, from the deal to the last trick. See the module docstring for the three ways to act."""
 
     __slots__ = (
+        "_sides_memo",  # ``spades.core.view``'s last contract statuses of this hand, with what they read
         "_undo",
         "actions",
         "bid_order",
@@ -180,6 +181,7 @@ class Hand:
     )
 
     rules: Rules
+    _sides_memo: tuple[Any, Any]
     dealer: int
     phase: Phase
     to_act: int

@@ -11,9 +11,10 @@ computer players all use it; ``HandView.to_dict`` is the JSON a client receives.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
 from spades.core.cards import CARD_CODES, FACES_PER_PACK, card_code, card_text, cards_of
@@ -73,28 +74,43 @@ class HandView:
             return None if cs is None else [codes[c] for c in cs]
         return {
             "seat": self.seat,
-            "dealer": self.dealer,
-            "phase": self.phase.value,
-            "to_act": self.to_act,
+            **_shared_json(self.dealer, self.phase, self.to_act, self.hand_sizes, self.bids, self.tricks_taken,
+                           self.tricks, self.current, self.broken, self.discard_count, self.stock_left,
+                           self.bidless, self.trick, self.sides),
             "hand": cards(self.hand),
-            "hand_sizes": list(self.hand_sizes),
-            "bids": [None if b is None else b.text() for b in self.bids],
-            "tricks_taken": list(self.tricks_taken),
-            "tricks": [trick_to_json(t) for t in self.tricks],
-            "current": [[s, codes[c]] for s, c in self.current],
-            "broken": self.broken,
             "passes": [{"from": a, "to": b, "cards": cards(cs)} for a, b, cs in self.passes],
             "discard": cards(self.discard),
-            "discard_count": self.discard_count,
             "draw_seen": cards(self.draw_seen),
             "top_card": None if self.top_card is None else card_code(self.top_card),
-            "stock_left": self.stock_left,
             "may_bid_blind": self.may_bid_blind,
-            "bidless": self.bidless,
             "legal": legal_to_json(self.legal),
-            "trick_winner": self.trick.seat if self.current else None,
-            "sides": [side_to_json(side) for side in self.sides],
         }
+
+
+def _shared_json(dealer: int, phase: Phase, to_act: int | None, hand_sizes: Iterable[int],
+                 bids: Iterable[BidValue | None], tricks_taken: Iterable[int], tricks: Iterable[Trick],
+                 current: Iterable[tuple[int, int]], broken: bool, discard_count: int, stock_left: int,
+                 bidless: bool, trick: TrickLead, sides: Iterable[SideStatus]) -> dict[str, Any]:
+    # The fields every viewer of a hand shares, as a client receives them: written here only, for a
+    # view (``HandView.to_dict``) and straight from a hand (``public_fields``).
+    codes = CARD_CODES
+    cur = [[s, codes[c]] for s, c in current]
+    return {
+        "dealer": dealer,
+        "phase": phase.value,
+        "to_act": to_act,
+        "hand_sizes": list(hand_sizes),
+        "bids": [None if b is None else b.text() for b in bids],
+        "tricks_taken": list(tricks_taken),
+        "tricks": [trick_to_json(t) for t in tricks],
+        "current": cur,
+        "broken": broken,
+        "discard_count": discard_count,
+        "stock_left": stock_left,
+        "bidless": bidless,
+        "trick_winner": trick.seat if cur else None,
+        "sides": [side_to_json(side) for side in sides],
+    }
 
 
 @dataclass(frozen=True)
@@ -134,15 +150,31 @@ def view_hand(hand: Hand, seat: int | None) -> HandView:
         discard_count=len(hand.discard),
         draw_seen=draw_seen,
         top_card=top,
-        stock_left=max(0, 4 * hand.layout.hand_size - hand.stock_pos) if n == 2 else 0,
+        stock_left=_stock_left(hand),
         may_bid_blind=may_bid_blind,
         blind_sides=hand.context.blind_sides,
         bidless=hand.context.bidless,
         legal=legal,
         trick=trick_lead(hand.layout, hand.current),
-        sides=side_status(hand.rules, None if hand.context.bidless else hand.bids, hand.tricks_taken,
-                          hand.layout.hand_size - hand.trick_no, _spoken(hand)),
+        sides=_sides(hand),
     )
+
+
+def _stock_left(hand: Hand) -> int:
+    return max(0, 4 * hand.layout.hand_size - hand.stock_pos) if hand.n == 2 else 0
+
+
+def _sides(hand: Hand) -> tuple[SideStatus, ...]:
+    """``side_status`` of the hand as it stands, worked out again only when what it reads has changed (a
+    bid, a trick taken, the phase): the same answer is asked for at every card of a trick."""
+    key = (hand.phase, hand.bid_pos, hand.trick_no, tuple(hand.bids), tuple(hand.tricks_taken))
+    memo = getattr(hand, "_sides_memo", None)
+    if memo is not None and memo[0] == key:
+        return cast(tuple[SideStatus, ...], memo[1])
+    sides = side_status(hand.rules, None if hand.context.bidless else hand.bids, hand.tricks_taken,
+                        hand.layout.hand_size - hand.trick_no, _spoken(hand))
+    hand._sides_memo = (key, sides)
+    return sides
 
 
 _Own = tuple[tuple[int, ...] | None, tuple[tuple[int, int, tuple[int, ...] | None], ...], tuple[int, ...] | None,
@@ -176,10 +208,10 @@ viewer (a spectator's view has them all)."""
 def public_fields(hand: Hand) -> dict[str, Any]:
     """The fields of a view of ``hand`` that every viewer shares (``HandView.to_dict`` without
     ``OWN_FIELDS``): built once per position, however many look."""
-    d = view_hand(hand, None).to_dict()
-    for key in OWN_FIELDS:
-        del d[key]
-    return d
+    over = hand.is_over
+    return _shared_json(hand.dealer, hand.phase, None if over else hand.to_act, [h.bit_count() for h in hand.hands],
+                        hand.bids, hand.tricks_taken, hand.tricks, hand.current, hand.broken, len(hand.discard),
+                        _stock_left(hand), hand.context.bidless, trick_lead(hand.layout, hand.current), _sides(hand))
 
 
 def own_fields(hand: Hand, seat: int | None) -> dict[str, Any]:
