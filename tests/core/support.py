@@ -169,7 +169,7 @@ def snapshot(hand: Hand) -> dict[str, Any]:
     of what the other slots say), deep-copied, for exact comparisons."""
     out = {}
     for name in Hand.__slots__:
-        if name in ("_undo", "_sides_memo", "layout", "rules", "context"):
+        if name in ("_undo", "_own_memo", "_sides_memo", "layout", "rules", "context"):
             continue
         if hasattr(hand, name):
             out[name] = _copy(getattr(hand, name))

@@ -20,6 +20,7 @@ from spades.core.view import (
     change_of,
     close_trick,
     closed_trick,
+    legal_to_json,
     own_fields,
     public_fields,
     side_to_json,
@@ -103,3 +104,63 @@ def test_the_contract_statuses_a_view_shows_are_never_stale(preset: str) -> None
             assert public_fields(hand)["sides"] == [side_to_json(s) for s in fresh]
         if game.over:
             break
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_viewers_own_fields_are_never_stale(preset: str) -> None:
+    """``own_fields`` keeps the fields of the seats not to act in play until what they read changes:
+    through seeded hands in every preset, every viewer asked at every step, with actions taken back and
+    others played instead, they are always what ``view_hand`` builds afresh; and a choice of cards (a
+    pass, a discard) is named exactly as every combination of ``legal_actions`` would write it."""
+    rules = load_rules(preset)
+    rng = random.Random(preset + "own")
+    game = Game(rules, shuffler=seeded_shuffler(preset + "own"))
+    viewers = [*range(rules.layout.n), None]
+    hits = 0
+
+    def check() -> None:
+        nonlocal hits
+        for v in viewers:
+            fresh = view_hand(hand, v)
+            assert {**public_fields(hand), **own_fields(hand, v)} == fresh.to_dict()
+            assert own_fields(hand, v)["legal"] == legal_to_json(fresh.legal)
+            hits += own_fields(hand, v) is own_fields(hand, v)
+
+    for _ in range(3):
+        hand = game.hand
+        while not hand.is_over:
+            check()
+            game.apply_unchecked(choose(rng, hand.legal_actions(), misdeal_p=0))
+            if rng.random() < 0.3 and not hand.is_over:
+                check()  # remembered here ...
+                hand.undo()  # ... and taken back: another action may leave the same cards in hand
+                game.apply_unchecked(choose(rng, hand.legal_actions(), misdeal_p=0))
+        if game.over:
+            break
+    assert hits > 0  # the seats not to act in play were answered from what was kept
+
+
+def test_a_choice_of_cards_is_every_combination_of_them() -> None:
+    from itertools import combinations
+
+    from spades.core.actions import Discard, Pass
+
+    seen = set()
+    for preset in sorted(PRESETS):
+        rules = load_rules(preset)
+        rng = random.Random(preset)
+        game = Game(rules, shuffler=seeded_shuffler(preset))
+        for _ in range(300):
+            if game.over:
+                break
+            hand = game.hand
+            for seat in range(rules.layout.n):
+                choice = hand.card_choice(seat)
+                if choice is None:
+                    assert not any(isinstance(a, Pass | Discard) for a in hand.legal_actions(seat))
+                    continue
+                kind, k, cards = choice
+                seen.add(kind)
+                assert hand.legal_actions(seat) == [kind(seat, c) for c in combinations(cards, k)]
+            game.apply_unchecked(choose(rng, game.legal_actions(), blind_p=0.6, nil_p=0.4))
+    assert seen == {Pass, Discard}

@@ -145,6 +145,7 @@ class Hand:
     """One hand, from the deal to the last trick. See the module docstring for the three ways to act."""
 
     __slots__ = (
+        "_own_memo",  # ``spades.core.view``'s own fields of the seats not to act in play, with what they read
         "_sides_memo",  # ``spades.core.view``'s last contract statuses of this hand, with what they read
         "_undo",
         "actions",
@@ -181,6 +182,7 @@ class Hand:
     )
 
     rules: Rules
+    _own_memo: dict[int | None, tuple[Any, Any]]
     _sides_memo: tuple[Any, Any]
     dealer: int
     phase: Phase
@@ -455,15 +457,27 @@ class Hand:
             if self._partner_gave_total(seat):
                 out.append(Accept(seat))
             return out
-        if ph is _EXCHANGE:
-            _, _, k = self.exchanges[0]
-            return [Pass(seat, combo) for combo in itertools.combinations(cards_of(self.hands[seat]), k)]
-        if ph is _DISCARD:
-            k = self.rules.dealer_discard
-            return [Discard(seat, combo) for combo in itertools.combinations(cards_of(self.hands[seat]), k)]
+        choice = self.card_choice(seat)
+        if choice is not None:
+            kind, k, cards = choice
+            return [kind(seat, combo) for combo in itertools.combinations(cards, k)]
         if ph is _DRAW:
             return [Draw(seat, True), Draw(seat, False)]
         return out
+
+    def card_choice(self, seat: int) -> tuple[type[Pass] | type[Discard], int, list[int]] | None:
+        """What ``seat`` must choose now when that is a set of its cards (an exchange's pass, the dealer's
+        discard): the action's class, how many cards, and the cards to choose from. ``legal_actions`` is
+        every combination of them; a view names the choice instead (up to 715 combinations). ``None``
+        when the seat has no such choice to make."""
+        if seat != self.to_act:
+            return None
+        ph = self.phase
+        if ph is _EXCHANGE:
+            return Pass, self.exchanges[0][2], cards_of(self.hands[seat])
+        if ph is _DISCARD:
+            return Discard, self.rules.dealer_discard, cards_of(self.hands[seat])
+        return None
 
     def legal_play_mask(self) -> int:
         """The cards the seat to act may play now, as a card set (play phase only)."""

@@ -181,8 +181,9 @@ _Own = tuple[tuple[int, ...] | None, tuple[tuple[int, int, tuple[int, ...] | Non
              tuple[int, ...], int | None, bool, tuple[Action, ...]]
 
 
-def _own(hand: Hand, seat: int | None) -> _Own:
-    # What depends on who looks (``OWN_FIELDS``): the one place each of these is decided.
+def _own(hand: Hand, seat: int | None, actions: bool = True) -> _Own:
+    # What depends on who looks (``OWN_FIELDS``): the one place each of these is decided. ``actions``
+    # False: no legal actions (``own_fields`` names them from ``_legal_json``).
     own: tuple[int, ...] | None = None
     if seat is not None and hand.can_see_own_cards(seat):
         own = tuple(cards_of(hand.hands[seat]))
@@ -191,7 +192,7 @@ def _own(hand: Hand, seat: int | None) -> _Own:
     if hand.phase is Phase.DRAW and seat == hand.to_act:
         top = hand.stock[hand.stock_pos]
     legal: tuple[Action, ...] = ()
-    if seat is not None and not hand.is_over:
+    if actions and seat is not None and not hand.is_over:
         legal = tuple(hand.legal_actions(seat))
     discard = hand.discard if seat == hand.dealer and hand.discard else None  # (only the dealer discards)
     draw_seen = tuple(hand.draw_seen[seat]) if seat is not None else ()
@@ -219,7 +220,26 @@ def own_fields(hand: Hand, seat: int | None) -> dict[str, Any]:
     writes them: ``{**public_fields(hand), **own_fields(hand, seat)} == view_hand(hand, seat).to_dict()``."""
     if seat is not None and not 0 <= seat < hand.n:
         raise ValueError(f"there is no seat {seat} at a table of {hand.n}")
-    own, passes, discard, draw_seen, top, may_bid_blind, legal = _own(hand, seat)
+    if hand.phase is not Phase.PLAY or seat == hand.to_act:
+        return _own_json(hand, seat)
+    # In play, a seat not to act has no legal action, and what it sees of its own changes only with its
+    # cards: the fields are built again only when something they read has changed. The dict is shared
+    # by the calls that read the same position, and must not be changed.
+    key = (hand.hands[seat] if seat is not None else None, hand.looked[seat] if seat is not None else None,
+           hand.bids[seat] if seat is not None else None, hand.blind_ok[seat] if seat is not None else None,
+           tuple(hand.passes), tuple(hand.discard),
+           tuple(hand.draw_seen[seat]) if seat is not None else None)
+    memo = getattr(hand, "_own_memo", None) or {}
+    got = memo.get(seat)
+    if got is not None and got[0] == key:
+        return cast(dict[str, Any], got[1])
+    fields = _own_json(hand, seat)
+    hand._own_memo = {**memo, seat: (key, fields)}  # a new dict: a copy of the hand may share the old one
+    return fields
+
+
+def _own_json(hand: Hand, seat: int | None) -> dict[str, Any]:
+    own, passes, discard, draw_seen, top, may_bid_blind, _ = _own(hand, seat, actions=False)
     codes = CARD_CODES
     return {
         "seat": seat,
@@ -230,8 +250,23 @@ def own_fields(hand: Hand, seat: int | None) -> dict[str, Any]:
         "draw_seen": [codes[c] for c in draw_seen],
         "top_card": None if top is None else card_code(top),
         "may_bid_blind": may_bid_blind,
-        "legal": legal_to_json(legal),
+        "legal": _legal_json(hand, seat),
     }
+
+
+def _legal_json(hand: Hand, seat: int | None) -> list[dict[str, Any]]:
+    # ``legal_to_json`` of the seat's legal actions, with a choice of cards named from ``Hand.card_choice``
+    # instead of from every combination of them (``legal_actions`` makes up to 715 actions for it).
+    if seat is None or hand.is_over:
+        return []
+    choice = hand.card_choice(seat)
+    if choice is None:
+        return legal_to_json(hand.legal_actions(seat))
+    kind, k, cards = choice
+    if k > len(cards):
+        return []
+    pool = sorted(cards, key=_by_face) if k else []
+    return [{"seat": seat, "pass" if kind is Pass else "discard": {"choose": k, "from": [card_code(c) for c in pool]}}]
 
 
 def change_of(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:

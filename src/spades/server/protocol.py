@@ -420,11 +420,17 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
             key: tuple[Any, ...] = ("state", v)
         else:
             assert shown is not None
-            before = shown.own(v)
-            if before is not None:
-                for a in acts:
-                    before = act_on(before, a)
-            mine = owns[v] if before is None else change_of(before, owns[v])
+            was = shown.own_json.get(v)
+            if was is not None and was == after.own_json[v] and all(a["seat"] != v for a in acts):
+                # The same fields as last sent, and no action by the viewer's own seat (another seat's
+                # bid or card leaves a viewer's own fields as they were in ``act_on``): no change of its own.
+                mine = {}
+            else:
+                before = shown.own(v)
+                if before is not None:
+                    for a in acts:
+                        before = act_on(before, a)
+                mine = owns[v] if before is None else change_of(before, owns[v])
             key = ("change", key_rows, encode_message(mine) if mine else "")
         got = texts.get(key)
         if got is None:
