@@ -1,0 +1,92 @@
+"""The CPU of building what a table sends for one event: ``--tables`` tables of two people and two
+computers (standard rules), played ``--events`` events each by seeded random choices through the
+server's own table (``TableState``); each event's shared state (``public_state``) and its encoded
+messages for the two people (``event_payloads``) are timed with ``time.process_time``, the collector off.
+This is the part of the server's CPU per event that grows with the viewers (``docs/server.md``); the load
+bench (``spades bench server``) measures the whole. A report, never a pass/fail check::
+
+    .venv/bin/python benchmarks/payloads.py --baseline /tmp/base/src --rounds 3
+
+With ``--baseline`` (the ``src`` of another checkout) each round runs that checkout's code and then this
+one's, each in a process of its own, on the same games; the ratio is of the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def measure(tables: int, events: int) -> dict[str, float]:
+    """Microseconds of CPU per event, and the events timed, for the code on ``sys.path``."""
+    from spades.core.view import view_hand
+    from spades.server.protocol import event_payloads
+    from spades.server.table import Seat, TableState
+    from spades.storage.base import TableRow
+
+    games = []
+    for k in range(tables):
+        t = TableState(TableRow(f"t{k}", "standard", {"bot_level": "random"}, True, None, "p0", 0.0))
+        t.seat_rows([(0, Seat("p0", "A")), (1, Seat(None, "B", "random")), (2, Seat("p2", "C")),
+                     (3, Seat(None, "D", "random"))])
+        games.append([t, random.Random(k), None])
+    spent = 0.0
+    timed = 0
+    gc.disable()
+    for step in range(1, events + 1):
+        for g in games:
+            t, rng, shown = g
+            if t.over:
+                continue
+            if t.pending is not None:
+                rows = [t.deal_row()]
+            else:
+                action = rng.choice(view_hand(t.game.hand, t.to_act()).legal)
+                person = action.seat in (0, 2)
+                rows = t.action_rows(action, "player" if person else "bot", f"p{action.seat}" if person else None,
+                                     f"c{step}" if person else None)
+            start = time.process_time()
+            g[2] = event_payloads(rows, t.rules.layout, [0, 2], t.public_state(), t.own_fields, shown)[1]
+            spent += time.process_time() - start
+            timed += 1
+    gc.enable()
+    return {"us_per_event": round(spent / timed * 1e6, 1), "events": timed}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tables", type=int, default=200)
+    ap.add_argument("--events", type=int, default=300)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--baseline", help="the src folder of another checkout")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one measurement, in a child
+    args = ap.parse_args()
+    if args.json:
+        print(json.dumps(measure(args.tables, args.events)))
+        return
+    here = str(Path(__file__).resolve().parent.parent / "src")
+    sources = ([("baseline", args.baseline)] if args.baseline else []) + [("this", here)]
+    got: dict[str, list[float]] = {name: [] for name, _ in sources}
+    for _ in range(args.rounds):
+        for name, src in sources:
+            out = subprocess.run([sys.executable, __file__, "--json", "--tables", str(args.tables), "--events",
+                                  str(args.events)], env={**os.environ, "PYTHONPATH": src},
+                                 capture_output=True, text=True, check=True)
+            got[name].append(json.loads(out.stdout)["us_per_event"])
+    print(f"us of CPU per event for two viewers ({args.tables} tables, {args.events} events each), each round:")
+    for name, values in got.items():
+        print(f"{name:10}" + "".join(f"{v:>8.1f}" for v in values) + f"   median {statistics.median(values):.1f}")
+    if args.baseline:
+        print(f"baseline / this: {statistics.median(got['baseline']) / statistics.median(got['this']):.2f}")
+
+
+if __name__ == "__main__":
+    main()
