@@ -411,6 +411,7 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
               and "to_act" in shared_change.get("view", {})):
             del shared_change["turn"]  # the client moves ``turn.seat`` with ``to_act``
     heads: dict[Any, list[str]] = {}
+    projected: dict[Any, list[dict[str, Any]]] = {}
     texts: dict[tuple[Any, ...], list[str]] = {}
     out: dict[int | None, list[str]] = {}
     for v in viewers:
@@ -435,10 +436,12 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
         got = texts.get(key)
         if got is None:
             head = heads.get(key_rows)
-            msgs = [event_message(r.seq, project_event(r, v, layout)) for r in rows]
+            msgs = projected.get(key_rows)
+            if msgs is None:
+                msgs = projected[key_rows] = [event_message(r.seq, project_event(r, v, layout)) for r in rows]
             if head is None:
                 head = heads[key_rows] = [encode_message(m) for m in msgs[:-1]]
-            last = msgs[-1]
+            last = dict(msgs[-1])  # (shared by the viewers of the same rows: each adds its own change)
             if full:
                 last["state"] = full_state(public, owns[v])
             else:
