@@ -225,10 +225,10 @@ def own_fields(hand: Hand, seat: int | None) -> dict[str, Any]:
     # In play, a seat not to act has no legal action, and what it sees of its own changes only with its
     # cards: the fields are built again only when something they read has changed. The dict is shared
     # by the calls that read the same position, and must not be changed.
-    key = (hand.hands[seat] if seat is not None else None, hand.looked[seat] if seat is not None else None,
-           hand.bids[seat] if seat is not None else None, hand.blind_ok[seat] if seat is not None else None,
-           tuple(hand.passes), tuple(hand.discard),
-           tuple(hand.draw_seen[seat]) if seat is not None else None)
+    key: tuple[Any, ...] = (tuple(hand.passes),)  # all a spectator's own fields read
+    if seat is not None:
+        key += (hand.hands[seat], hand.looked[seat], hand.bids[seat], hand.blind_ok[seat], tuple(hand.discard),
+                tuple(hand.draw_seen[seat]))
     memo = getattr(hand, "_own_memo", None) or {}
     got = memo.get(seat)
     if got is not None and got[0] == key:
@@ -264,9 +264,8 @@ def _legal_json(hand: Hand, seat: int | None) -> list[dict[str, Any]]:
         return legal_to_json(hand.legal_actions(seat))
     kind, k, cards = choice
     if k > len(cards):
-        return []
-    pool = sorted(cards, key=_by_face) if k else []
-    return [{"seat": seat, "pass" if kind is Pass else "discard": {"choose": k, "from": [card_code(c) for c in pool]}}]
+        return []  # (no combination at all)
+    return [_choice_json(seat, kind, k, cards if k else ())]
 
 
 def change_of(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
@@ -557,11 +556,15 @@ def legal_to_json(legal: tuple[Action, ...] | list[Action]) -> list[dict[str, An
     picks = [a for a in legal if isinstance(a, Pass | Discard)]
     out = [action_to_dict(a, marked=True) for a in legal if not isinstance(a, Pass | Discard)]
     if picks:
-        kind = "pass" if isinstance(picks[0], Pass) else "discard"
-        pool = sorted({c for a in picks for c in a.cards}, key=_by_face)
-        out.append({"seat": picks[0].seat, kind: {"choose": len(picks[0].cards),
-                                                  "from": [card_code(c) for c in pool]}})
+        first = picks[0]
+        out.append(_choice_json(first.seat, type(first), len(first.cards), {c for a in picks for c in a.cards}))
     return out
+
+
+def _choice_json(seat: int, kind: type[Pass] | type[Discard], k: int, cards: Iterable[int]) -> dict[str, Any]:
+    # A choice of ``k`` of ``cards`` as one legal entry (``legal_to_json``).
+    return {"seat": seat, "pass" if kind is Pass else "discard": {
+        "choose": k, "from": [card_code(c) for c in sorted(cards, key=_by_face)]}}
 
 
 def _by_face(card: int) -> tuple[int, int]:
