@@ -17,44 +17,31 @@ import argparse
 import gc
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 
 def measure(tables: int, events: int) -> dict[str, float]:
     """Microseconds of CPU per event, and the events timed, for the code on ``sys.path``."""
-    from spades.core.view import view_hand
+    from seeded_tables import new_tables, next_rows
     from spades.server.protocol import event_payloads
-    from spades.server.table import Seat, TableState
-    from spades.storage.base import TableRow
 
-    games = []
-    for k in range(tables):
-        t = TableState(TableRow(f"t{k}", "standard", {"bot_level": "random"}, True, None, "p0", 0.0))
-        t.seat_rows([(0, Seat("p0", "A")), (1, Seat(None, "B", "random")), (2, Seat("p2", "C")),
-                     (3, Seat(None, "D", "random"))])
-        games.append([t, random.Random(k), None])
+    games = new_tables(tables)
+    shown: list[Any] = [None] * tables
     spent = 0.0
     timed = 0
     gc.disable()
     for step in range(1, events + 1):
-        for g in games:
-            t, rng, shown = g
-            if t.over:
+        for i, (t, rng) in enumerate(games):
+            rows = next_rows(t, rng, step)
+            if rows is None:
                 continue
-            if t.pending is not None:
-                rows = [t.deal_row()]
-            else:
-                action = rng.choice(view_hand(t.game.hand, t.to_act()).legal)
-                person = action.seat in (0, 2)
-                rows = t.action_rows(action, "player" if person else "bot", f"p{action.seat}" if person else None,
-                                     f"c{step}" if person else None)
             start = time.process_time()
-            g[2] = event_payloads(rows, t.rules.layout, [0, 2], t.public_state(), t.own_fields, shown)[1]
+            shown[i] = event_payloads(rows, t.rules.layout, [0, 2], t.public_state(), t.own_fields, shown[i])[1]
             spent += time.process_time() - start
             timed += 1
     gc.enable()

@@ -16,45 +16,32 @@ import argparse
 import gc
 import json
 import os
-import random
 import subprocess
 import sys
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 MARKS = (25, 100, 300, 600, 1000)
 
 
 def measure(tables: int, events: int) -> dict[str, float]:
     """KiB per table after each of ``MARKS`` (up to ``events``), for the code on ``sys.path``."""
-    from spades.core.view import view_hand
+    from seeded_tables import new_tables, next_rows
     from spades.server.protocol import event_payloads
-    from spades.server.table import Seat, TableState
-    from spades.storage.base import TableRow
 
     gc.collect()
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
-    games = []
-    for k in range(tables):
-        t = TableState(TableRow(f"t{k}", "standard", {"bot_level": "random"}, True, None, "p0", 0.0))
-        t.seat_rows([(0, Seat("p0", "A")), (1, Seat(None, "B", "random")), (2, Seat("p2", "C")),
-                     (3, Seat(None, "D", "random"))])
-        games.append([t, random.Random(k), None])
+    games = new_tables(tables)
+    shown: list[Any] = [None] * tables
     out: dict[str, float] = {}
     for step in range(1, events + 1):
-        for g in games:
-            t, rng, shown = g
-            if t.over:
-                continue
-            if t.pending is not None:
-                rows = [t.deal_row()]
-            else:
-                action = rng.choice(view_hand(t.game.hand, t.to_act()).legal)
-                person = action.seat in (0, 2)
-                rows = t.action_rows(action, "player" if person else "bot", f"p{action.seat}" if person else None,
-                                     f"c{step}" if person else None)
-            g[2] = event_payloads(rows, t.rules.layout, [0, 2, None], t.public_state(), t.own_fields, shown)[1]
+        for i, (t, rng) in enumerate(games):
+            rows = next_rows(t, rng, step)
+            if rows is not None:
+                shown[i] = event_payloads(rows, t.rules.layout, [0, 2, None], t.public_state(), t.own_fields,
+                                          shown[i])[1]
         if step in MARKS:
             gc.collect()
             out[str(step)] = round((tracemalloc.get_traced_memory()[0] - base) / tables / 1024, 1)

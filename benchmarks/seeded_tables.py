@@ -1,0 +1,38 @@
+"""Seeded tables for the benchmarks that drive the server's own table (``TableState``) without a server:
+tables of two people (seats 0 and 2) and two computers (seats 1 and 3), standard rules, each played by
+its own seeded random choices one event at a time (``table_memory.py``, ``payloads.py``). Import it
+inside the measurement, once ``sys.path`` is set: the ``spades`` measured is whichever it finds first (a
+baseline checkout's ``src`` in its child process), and its modules are loaded before anything is traced."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from spades.core.view import view_hand
+from spades.server.table import Seat, TableState
+from spades.storage.base import TableRow
+
+
+def new_tables(count: int) -> list[tuple[Any, random.Random]]:
+    """``count`` seated tables (``TableState``), each with its own generator."""
+    out = []
+    for k in range(count):
+        t = TableState(TableRow(f"t{k}", "standard", {"bot_level": "random"}, True, None, "p0", 0.0))
+        t.seat_rows([(0, Seat("p0", "A")), (1, Seat(None, "B", "random")), (2, Seat("p2", "C")),
+                     (3, Seat(None, "D", "random"))])
+        out.append((t, random.Random(k)))
+    return out
+
+
+def next_rows(t: Any, rng: random.Random, step: int) -> list[Any] | None:
+    """The rows of the table's next event (a deal, or a random legal action by a person or a computer,
+    a person's with a client id), ``None`` once its game is over."""
+    if t.over:
+        return None
+    if t.pending is not None:
+        return [t.deal_row()]
+    action = rng.choice(view_hand(t.game.hand, t.to_act()).legal)
+    person = action.seat in (0, 2)
+    return t.action_rows(action, "player" if person else "bot", f"p{action.seat}" if person else None,
+                         f"c{step}" if person else None)
