@@ -164,3 +164,19 @@ def test_a_choice_of_cards_is_every_combination_of_them() -> None:
                 assert hand.legal_actions(seat) == [kind(seat, c) for c in combinations(cards, k)]
             game.apply_unchecked(choose(rng, game.legal_actions(), blind_p=0.6, nil_p=0.4))
     assert seen == {Pass, Discard}
+
+
+def test_a_sealed_hand_lets_go_of_what_its_views_kept() -> None:
+    """A game keeps its finished hands: what the views kept of one's last position goes when the next is
+    dealt (a table of two people kept some 3 KiB a hand of it), and asking again builds it afresh."""
+    game = Game(load_rules("standard"), shuffler=seeded_shuffler(9))
+    rng = random.Random(9)
+    first = game.hand
+    while len(game.hands) == 1:
+        for v in (0, 2, None):
+            own_fields(first, v)
+        public_fields(first)
+        game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
+    assert not hasattr(first, "_own_memo") and not hasattr(first, "_sides_memo")
+    for v in (0, 2, None):
+        assert {**public_fields(first), **own_fields(first, v)} == view_hand(first, v).to_dict()

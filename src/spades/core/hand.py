@@ -624,8 +624,12 @@ class Hand:
 
     def seal(self) -> None:
         """No action of this hand will be taken back: let its undo history go (a hand's is some 10 KiB;
-        ``Game`` seals each hand when it deals the next). ``undo`` then refuses; the rest is unchanged."""
+        ``Game`` seals each hand when it deals the next), and what the views kept of its last position
+        (``spades.core.view`` builds it again if asked). ``undo`` then refuses; the rest is unchanged."""
         self._undo = []
+        for memo in ("_own_memo", "_sides_memo"):
+            if hasattr(self, memo):
+                delattr(self, memo)
 
     def undo(self) -> None:
         """Take back the last action applied with ``apply`` or ``apply_unchecked``."""
