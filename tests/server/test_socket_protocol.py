@@ -21,9 +21,11 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from spades.server.socket_protocol import LeanWebSocketProtocol, _Flag, _Inbox
+from spades.server.socket_protocol import SEND_NOW, LeanWebSocketProtocol, _Flag, _Inbox
 
 OPEN: list[Any] = []  # the protocols of the sockets the test server has open
+WROTE: list[Any] = []  # what ``now_app``'s writes at once returned
+SCOPES: list[dict[str, Any]] = []  # the scopes ``now_app`` was called with
 
 
 async def echo_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -48,6 +50,26 @@ async def echo_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await send({"type": "websocket.send", "text": msg["text"].upper()})
 
 
+async def now_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answers ``n`` with ``n`` messages written at once (``SEND_NOW``); ``bye`` closes, then tries once more."""
+    if scope["type"] == "lifespan":
+        return await echo_app(scope, receive, send)
+    SCOPES.append(scope)
+    write_now = scope["extensions"].get(SEND_NOW)
+    assert (await receive())["type"] == "websocket.connect"
+    await send({"type": "websocket.accept"})
+    while True:
+        msg = await receive()
+        if msg["type"] == "websocket.disconnect":
+            WROTE.append(("after the disconnect", write_now("late")))
+            return
+        if msg["text"] == "bye":
+            await send({"type": "websocket.close", "code": 4000, "reason": "asked"})
+            WROTE.append(("after the close", write_now("late")))
+            return
+        WROTE.append([write_now(f"{msg['text']}.{i}") for i in range(int(msg["text"]))])
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -55,7 +77,7 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(protocol: type[WebSocketsSansIOProtocol]) -> Iterator[str]:
+def serving(protocol: type[WebSocketsSansIOProtocol], app: Any = echo_app) -> Iterator[str]:
     port = _free_port()
 
     class Recorded(protocol):  # type: ignore[valid-type, misc]
@@ -63,7 +85,7 @@ def serving(protocol: type[WebSocketsSansIOProtocol]) -> Iterator[str]:
             super().connection_made(transport)
             OPEN.append(self)
 
-    server = uvicorn.Server(uvicorn.Config(echo_app, host="127.0.0.1", port=port, log_level="warning",
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                            ws=Recorded, ws_ping_interval=None, lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -77,6 +99,8 @@ def serving(protocol: type[WebSocketsSansIOProtocol]) -> Iterator[str]:
         server.should_exit = True
         thread.join(10)
         OPEN.clear()
+        WROTE.clear()
+        SCOPES.clear()
 
 
 @pytest.mark.parametrize("protocol", [WebSocketsSansIOProtocol, LeanWebSocketProtocol])
@@ -112,6 +136,37 @@ def test_the_handshake_is_let_go_once_answered() -> None:
         assert p.request is None and p.response is None
         assert not [v for v in vars(p).values() if type(v).__name__ in ("deque", "Queue", "Event", "Headers")]
         assert isinstance(p.queue, _Inbox) and isinstance(p.writable, _Flag)
+
+
+def test_a_message_can_be_written_at_once_in_order_until_the_socket_closes() -> None:
+    with serving(LeanWebSocketProtocol, now_app) as url:
+        with connect(f"{url}/x") as ws:
+            ws.send("3")
+            assert [ws.recv(5) for _ in range(3)] == ["3.0", "3.1", "3.2"]
+            ws.send("200")  # more than one read of the client's: in order, each once
+            assert [ws.recv(5) for _ in range(200)] == [f"200.{i}" for i in range(200)]
+            ws.send("bye")
+            with pytest.raises(ConnectionClosed):
+                ws.recv(5)
+        with connect(f"{url}/x") as ws:  # the client closes first
+            ws.send("1")
+            assert ws.recv(5) == "1.0"
+        for _ in range(250):  # the server's side of the last close may come a little after the client's
+            if len(WROTE) == 5 and all(SEND_NOW not in scope["extensions"] for scope in SCOPES):
+                break
+            time.sleep(0.02)
+        assert WROTE[:2] == [[True] * 3, [True] * 200]
+        assert WROTE[2:] == [("after the close", False), [True], ("after the disconnect", False)]
+        # the scope no longer points back at the protocol once the connection is lost
+        assert all(SEND_NOW not in scope["extensions"] for scope in SCOPES)
+
+
+def test_uvicorn_s_own_protocol_offers_no_write_at_once() -> None:
+    with serving(WebSocketsSansIOProtocol, echo_app) as url, connect(f"{url}/x") as ws:
+        ws.send("a")
+        assert ws.recv(5) == "A"
+        (p,) = OPEN
+        assert SEND_NOW not in p.scope["extensions"]
 
 
 def _traced_kib_per_socket(protocol: type[WebSocketsSansIOProtocol], sockets: int) -> float:

@@ -12,6 +12,10 @@ is a list and at most one waiting future, and ``writable`` a flag that makes a f
 really has to wait (``benchmarks/README.md``, issue 19, has the measurements; ``tests/server/test_socket_protocol.py``
 checks both the savings and the behaviour against the pinned uvicorn).
 
+It also offers the application a way to write a text message at once (``send_text_now``, through the
+scope extension ``SEND_NOW``): a table's event then goes to each socket from the loop's step that made
+it, not through a wake of each socket's writer task and an ASGI ``send`` each (``Conn.send_text``).
+
 This depends on uvicorn's attributes (``queue``, ``writable``, ``request``, ``response``), which is why
 uvicorn's version is pinned; the tests fail if an upgrade changes them.
 """
@@ -22,6 +26,12 @@ import asyncio
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
+
+SEND_NOW = "spades.send_text_now"
+"""The ASGI scope extension (``scope["extensions"][SEND_NOW]``) by which a socket served by
+``LeanWebSocketProtocol`` offers ``send_text_now``. Under any other server it is absent and the
+application sends through ASGI's ``send`` alone."""
 
 
 class _Inbox:
@@ -104,6 +114,37 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         self.queue: Any = _Inbox()
         self.writable: Any = _Flag()
 
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None:  # (no scope: the handshake was refused before the application ran)
+            scope["extensions"][SEND_NOW] = self.send_text_now
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        scope = getattr(self, "scope", None)
+        if scope is not None:  # the scope no longer points back here: the protocol is freed by its count
+            scope["extensions"].pop(SEND_NOW, None)
+
+    def send_text_now(self, text: str) -> bool:
+        """Write a text message now, from the caller's own step of the loop, if it can be written at once:
+        the handshake accepted, no close sent or received, and the transport not paused (its buffer under
+        the high-water mark). ``False`` (nothing written) otherwise: the caller then sends through ASGI's
+        ``send``, which waits while the transport is paused and says why a socket cannot be written.
+
+        What ASGI's ``send`` does for a ``websocket.send`` of text, without the coroutine, the event's dict
+        and the task a writer needs to await it: a table's event goes to each of its sockets from the
+        loop's step that made it (``Conn.send_text``, issue 19)."""
+        if (not self.handshake_complete or self.close_sent or self.disconnected or not self.writable.is_set()
+                or self.initial_response is not None or self.transport.is_closing()):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:  # the peer's close frame arrived: ASGI's send reports the disconnect
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
+
     async def send(self, message: Any) -> None:
         accepting = not self.handshake_complete
         await super().send(message)
@@ -118,4 +159,4 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             self.response = None  # type: ignore[assignment]
 
 
-__all__ = ["LeanWebSocketProtocol"]
+__all__ = ["SEND_NOW", "LeanWebSocketProtocol"]

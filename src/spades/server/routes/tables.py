@@ -26,6 +26,7 @@ from spades.server.hub import Conn
 from spades.server.protocol import ProtocolError, decode_message
 from spades.server.quotas import QuotaExceeded
 from spades.server.site import COOKIE, Site
+from spades.server.socket_protocol import SEND_NOW
 from spades.server.table import Seat
 from spades.storage.base import PlayerRow, StorageBusy, TableRow
 from spades.variants import PRESETS, load_rules
@@ -285,7 +286,8 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
         # What the socket needed of its handshake (origin, session) is read: its headers (a list of some
         # dozen pairs, kept by the scope for the socket's whole life) are let go.
         ws.scope["headers"].clear()
-        conn = Conn(player, table_id[:32], session=token if player is not None else None)
+        conn = Conn(player, table_id[:32], session=token if player is not None else None,
+                    write_now=(ws.scope.get("extensions") or {}).get(SEND_NOW))
         writer = asyncio.create_task(_writer(ws, conn))
         refused = await socket_quota(player)
         if refused is not None:  # one player's sockets: at most sockets_per_player open, opened at a rate
@@ -373,6 +375,7 @@ async def _writer(ws: WebSocket, conn: Conn) -> None:
                     done = True
                     break
                 await ws.send_text(item)
+            conn.outbox.sent()  # what comes next may be written at once again (``Conn.send_text``)
             item = None  # not kept while the socket waits (a snapshot is kilobytes)
     except Exception:
         conn.closed = True
