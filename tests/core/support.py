@@ -165,11 +165,11 @@ def oracle_bids(hand: Hand) -> set[str]:
 
 
 def snapshot(hand: Hand) -> dict[str, Any]:
-    """Every slot of a hand except the undo history and the views' memo of its contract statuses (a cache
-    of what the other slots say), deep-copied, for exact comparisons."""
+    """Every slot of a hand except the undo history and the views' memos (caches of what the other slots
+    say), deep-copied, for exact comparisons."""
     out = {}
     for name in Hand.__slots__:
-        if name in ("_undo", "_own_memo", "_sides_memo", "layout", "rules", "context"):
+        if name in ("_undo", "_own_memo", "_sides_memo", "_tricks_memo", "layout", "rules", "context"):
             continue
         if hasattr(hand, name):
             out[name] = _copy(getattr(hand, name))

@@ -4,11 +4,13 @@ own (``own_fields``) make exactly ``view_hand``'s view at every step of seeded g
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
 from spades.core import Game, seeded_shuffler
+from spades.core.hand import Phase
 from spades.core.presets import PRESETS, load_rules
 from spades.core.scoring import side_status
 from spades.core.view import (
@@ -177,6 +179,23 @@ def test_a_sealed_hand_lets_go_of_what_its_views_kept() -> None:
             own_fields(first, v)
         public_fields(first)
         game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
-    assert not hasattr(first, "_own_memo") and not hasattr(first, "_sides_memo")
+    assert not any(hasattr(first, m) for m in ("_own_memo", "_sides_memo", "_tricks_memo"))
     for v in (0, 2, None):
         assert {**public_fields(first), **own_fields(first, v)} == view_hand(first, v).to_dict()
+
+
+def test_the_finished_tricks_are_written_once_a_trick() -> None:
+    """The shared fields' finished tricks are one list from one card to the next while no trick closes
+    (the states built since share it), and a new list, one trick longer, when one does."""
+    game = Game(load_rules("standard"), shuffler=seeded_shuffler(4))
+    rng = random.Random(4)
+    hand = game.hand
+    while hand.phase is not Phase.PLAY:
+        game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
+    lists = []
+    while not hand.is_over:
+        lists.append((hand.trick_no, public_fields(hand)["tricks"]))
+        game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
+    for (n1, a), (n2, b) in itertools.pairwise(lists):
+        assert (a is b) == (n1 == n2)
+        assert len(b) == n2 and b[:len(a)] == a

@@ -147,6 +147,7 @@ class Hand:
     __slots__ = (
         "_own_memo",  # ``spades.core.view``'s own fields of the seats not to act in play, with what they read
         "_sides_memo",  # ``spades.core.view``'s last contract statuses of this hand, with what they read
+        "_tricks_memo",  # ``spades.core.view``'s finished tricks of this hand as JSON, with the last of them
         "_undo",
         "actions",
         "bid_order",
@@ -183,7 +184,8 @@ class Hand:
 
     rules: Rules
     _own_memo: dict[int | None, tuple[Any, Any]]
-    _sides_memo: tuple[Any, Any]
+    _sides_memo: tuple[Any, Any, Any]
+    _tricks_memo: tuple[Any, Any]
     dealer: int
     phase: Phase
     to_act: int
@@ -435,10 +437,8 @@ class Hand:
         ph = self.phase
         if ph is _PLAY:
             # The hot case for search: one shared ``Play`` value per seat and card, no misdeal to ask about.
-            if seat != self.to_act:
-                return []
             row = _PLAYS[seat]
-            return [row[c] for c in cards_of(self._dedupe(self.legal_play_mask()))]
+            return [row[c] for c in self.legal_cards(seat)]
         if ph is _BID and seat == self.to_act and self.looked[seat] and self.rules.fast.plain_bids:
             size = self.layout.hand_size
             return list((_PLAIN_BIDS.get(size) or _plain_bids_row(size))[seat])
@@ -464,6 +464,14 @@ class Hand:
         if ph is _DRAW:
             return [Draw(seat, True), Draw(seat, False)]
         return out
+
+    def legal_cards(self, seat: int) -> list[int]:
+        """The cards ``seat`` may play now, in card-number order (one of two identical cards): the cards of
+        ``legal_actions`` in the play, which are all plays. Empty when it is not the play or not ``seat``'s
+        turn."""
+        if self.phase is not _PLAY or seat != self.to_act:
+            return []
+        return cards_of(self._dedupe(self.legal_play_mask()))
 
     def card_choice(self, seat: int) -> tuple[type[Pass] | type[Discard], int, list[int]] | None:
         """What ``seat`` must choose now when that is a set of its cards (an exchange's pass, the dealer's
@@ -627,7 +635,7 @@ class Hand:
         ``Game`` seals each hand when it deals the next), and what the views kept of its last position
         (``spades.core.view`` builds it again if asked). ``undo`` then refuses; the rest is unchanged."""
         self._undo = []
-        for memo in ("_own_memo", "_sides_memo"):
+        for memo in ("_own_memo", "_sides_memo", "_tricks_memo"):
             if hasattr(self, memo):
                 delattr(self, memo)
 

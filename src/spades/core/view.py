@@ -75,8 +75,9 @@ class HandView:
         return {
             "seat": self.seat,
             **_shared_json(self.dealer, self.phase, self.to_act, self.hand_sizes, self.bids, self.tricks_taken,
-                           self.tricks, self.current, self.broken, self.discard_count, self.stock_left,
-                           self.bidless, self.trick, self.sides),
+                           [trick_to_json(t) for t in self.tricks], self.current, self.broken,
+                           self.discard_count, self.stock_left,
+                           self.bidless, self.trick, [side_to_json(side) for side in self.sides]),
             "hand": cards(self.hand),
             "passes": [{"from": a, "to": b, "cards": cards(cs)} for a, b, cs in self.passes],
             "discard": cards(self.discard),
@@ -88,9 +89,9 @@ class HandView:
 
 
 def _shared_json(dealer: int, phase: Phase, to_act: int | None, hand_sizes: Iterable[int],
-                 bids: Iterable[BidValue | None], tricks_taken: Iterable[int], tricks: Iterable[Trick],
+                 bids: Iterable[BidValue | None], tricks_taken: Iterable[int], tricks: list[dict[str, Any]],
                  current: Iterable[tuple[int, int]], broken: bool, discard_count: int, stock_left: int,
-                 bidless: bool, trick: TrickLead, sides: Iterable[SideStatus]) -> dict[str, Any]:
+                 bidless: bool, trick: TrickLead, sides: list[dict[str, Any]]) -> dict[str, Any]:
     # The fields every viewer of a hand shares, as a client receives them: written here only, for a
     # view (``HandView.to_dict``) and straight from a hand (``public_fields``).
     codes = CARD_CODES
@@ -102,14 +103,14 @@ def _shared_json(dealer: int, phase: Phase, to_act: int | None, hand_sizes: Iter
         "hand_sizes": list(hand_sizes),
         "bids": [None if b is None else b.text() for b in bids],
         "tricks_taken": list(tricks_taken),
-        "tricks": [trick_to_json(t) for t in tricks],
+        "tricks": tricks,
         "current": cur,
         "broken": broken,
         "discard_count": discard_count,
         "stock_left": stock_left,
         "bidless": bidless,
         "trick_winner": trick.seat if cur else None,
-        "sides": [side_to_json(side) for side in sides],
+        "sides": sides,
     }
 
 
@@ -167,14 +168,28 @@ def _stock_left(hand: Hand) -> int:
 def _sides(hand: Hand) -> tuple[SideStatus, ...]:
     """``side_status`` of the hand as it stands, worked out again only when what it reads has changed (a
     bid, a trick taken, the phase): the same answer is asked for at every card of a trick."""
+    return _sides_memo(hand)[1]
+
+
+def _sides_json(hand: Hand) -> list[dict[str, Any]]:
+    """``_sides`` as clients receive them (``side_to_json`` of each), kept with them: the list is shared by
+    the states built from the same statuses, and must not be changed."""
+    memo = _sides_memo(hand)
+    if memo[2] is None:
+        memo = hand._sides_memo = (memo[0], memo[1], [side_to_json(side) for side in memo[1]])
+    return cast(list[dict[str, Any]], memo[2])
+
+
+def _sides_memo(hand: Hand) -> tuple[Any, tuple[SideStatus, ...], list[dict[str, Any]] | None]:
+    # The hand's statuses with what they read, and their JSON once asked for.
     key = (hand.phase, hand.bid_pos, hand.trick_no, tuple(hand.bids), tuple(hand.tricks_taken))
     memo = getattr(hand, "_sides_memo", None)
     if memo is not None and memo[0] == key:
-        return cast(tuple[SideStatus, ...], memo[1])
+        return cast(tuple[Any, tuple[SideStatus, ...], list[dict[str, Any]] | None], memo)
     sides = side_status(hand.rules, None if hand.context.bidless else hand.bids, hand.tricks_taken,
                         hand.layout.hand_size - hand.trick_no, _spoken(hand))
-    hand._sides_memo = (key, sides)
-    return sides
+    memo = hand._sides_memo = (key, sides, None)
+    return memo
 
 
 _Own = tuple[tuple[int, ...] | None, tuple[tuple[int, int, tuple[int, ...] | None], ...], tuple[int, ...] | None,
@@ -211,8 +226,24 @@ def public_fields(hand: Hand) -> dict[str, Any]:
     ``OWN_FIELDS``): built once per position, however many look."""
     over = hand.is_over
     return _shared_json(hand.dealer, hand.phase, None if over else hand.to_act, [h.bit_count() for h in hand.hands],
-                        hand.bids, hand.tricks_taken, hand.tricks, hand.current, hand.broken, len(hand.discard),
-                        _stock_left(hand), hand.context.bidless, trick_lead(hand.layout, hand.current), _sides(hand))
+                        hand.bids, hand.tricks_taken, _tricks_json(hand), hand.current, hand.broken,
+                        len(hand.discard), _stock_left(hand), hand.context.bidless,
+                        trick_lead(hand.layout, hand.current), _sides_json(hand))
+
+
+def _tricks_json(hand: Hand) -> list[dict[str, Any]]:
+    """The hand's finished tricks as clients receive them (``trick_to_json`` of each), the list built again
+    only when a trick was added or taken back: it is the same at every card of a trick. The list is
+    shared by the states built from the same tricks (``spades.server.protocol.Shown`` keeps it and
+    compares it by identity), and must not be changed."""
+    tricks = hand.tricks
+    last = tricks[-1] if tricks else None
+    memo = getattr(hand, "_tricks_memo", None)
+    if memo is not None and memo[0] is last and len(memo[1]) == len(tricks):
+        return cast(list[dict[str, Any]], memo[1])
+    out = [trick_to_json(t) for t in tricks]
+    hand._tricks_memo = (last, out)
+    return out
 
 
 def own_fields(hand: Hand, seat: int | None) -> dict[str, Any]:
@@ -259,6 +290,9 @@ def _legal_json(hand: Hand, seat: int | None) -> list[dict[str, Any]]:
     # instead of from every combination of them (``legal_actions`` makes up to 715 actions for it).
     if seat is None or hand.is_over:
         return []
+    if hand.phase is Phase.PLAY:  # (only plays: ``legal_to_json`` of them, without the ``Play`` values)
+        codes = CARD_CODES
+        return [{"seat": seat, "play": codes[c]} for c in hand.legal_cards(seat)]
     choice = hand.card_choice(seat)
     if choice is None:
         return legal_to_json(hand.legal_actions(seat))
