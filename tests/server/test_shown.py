@@ -31,6 +31,7 @@ def test_what_was_shown_reads_back_and_is_not_walked_by_the_collector() -> None:
         assert shown.own(1) is None  # seat 1 was never a viewer
         assert not gc.is_tracked(shown.view_json) and not gc.is_tracked(shown.own_json)
         assert shown.tricks is public["view"]["tricks"]  # finished tricks are shared, not copied
+        assert shown.sides is public["view"]["sides"]  # and so are the contract statuses
 
 
 def test_what_was_shown_takes_the_memory_of_its_text() -> None:

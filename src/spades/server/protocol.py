@@ -236,12 +236,13 @@ def project_action(action: Action, viewer: int | None, layout: Layout) -> dict[s
     return action_seen(action, viewer, layout)
 
 
-def project_event(row: EventRow, viewer: int | None, layout: Layout) -> dict[str, Any]:
-    """A log row as ``viewer`` (a seat, or ``None`` for everyone else) may see it."""
+def project_event(row: EventRow, viewer: int | None, layout: Layout, action: Action | None = None) -> dict[str, Any]:
+    """A log row as ``viewer`` (a seat, or ``None`` for everyone else) may see it (``action``: an action
+    row's action, when it is already decoded)."""
     d = row.data
     out: dict[str, Any] = {"kind": row.kind}
     if row.kind == "action":
-        out["action"] = project_action(decode_action(d["action"]), viewer, layout)
+        out["action"] = project_action(action or decode_action(d["action"]), viewer, layout)
         out["by"] = d.get("by", "player")
     elif row.kind == "commit":
         # The next hand's commitment, never its seed: client seeds are sent after this.
@@ -309,21 +310,24 @@ class Shown:
     (``public``, whose view holds only the shared fields) and each viewer's own view fields (``own``, by
     seat, ``None`` for the spectators).
 
-    The parts that change at every event (the view's fields but its finished tricks, and each viewer's own
-    fields) are kept encoded (JSON text) and read back when the next event is built; the rest is kept as
-    it was (the finished tricks and past hands' results are shared, never changed, and compared by
-    identity). A table keeps its last-shown state from one event to the next, and as dicts and lists
-    (about 50 per table) those states were most of what each young-generation collection of the garbage
-    collector walked, in pauses of 50-60 ms a second at 3,000 players; strings are not walked at all
-    (``benchmarks/README.md``, issue 19). Text, not the bytes ``orjson.dumps`` returns: each of those holds
-    a 4 KiB buffer however short it is (orjson 3.13), 12 KiB a table of two people."""
+    The parts that change at every event (the view's fields but its finished tricks and its contract
+    statuses, and each viewer's own fields) are kept encoded (JSON text) and read back when the next event
+    is built; the rest is kept as it was (the finished tricks, the statuses and past hands' results are
+    lists the engine's views share from one event to the next while they stay the same, never changed,
+    and compared by identity first). A table keeps its last-shown state from one event to the next, and
+    as dicts and lists (about 50 per table) those states were most of what each young-generation
+    collection of the garbage collector walked, in pauses of 50-60 ms a second at 3,000 players; strings
+    are not walked at all (``benchmarks/README.md``, issue 19). Text, not the bytes ``orjson.dumps``
+    returns: each of those holds a 4 KiB buffer however short it is (orjson 3.13), 12 KiB a table of two
+    people."""
 
     seq: int
     rest: dict[str, Any]
     """The shared state without its view."""
     view_json: str
-    """The shared view without ``tricks``, encoded (``null`` before the first deal)."""
+    """The shared view without ``tricks`` and ``sides``, encoded (``null`` before the first deal)."""
     tricks: list[Any] | None
+    sides: list[Any] | None
     own_json: dict[int | None, str]
 
     @property
@@ -332,6 +336,7 @@ class Shown:
         view = orjson.loads(self.view_json)
         if view is not None:
             view["tricks"] = self.tricks
+            view["sides"] = self.sides
         return {**self.rest, "view": view}
 
     def own(self, viewer: int | None) -> dict[str, Any] | None:
@@ -350,12 +355,13 @@ def shown_as(seq: int, public: dict[str, Any], own: dict[int | None, dict[str, A
         return orjson.dumps(value).decode()
 
     view = public.get("view")
-    tricks = None
+    tricks = sides = None
     if view is not None:
         view = dict(view)
         tricks = view.pop("tricks")
+        sides = view.pop("sides")
     rest = {k: v for k, v in public.items() if k != "view"}
-    return Shown(seq, rest, dumps(view), tricks, {v: dumps(o) for v, o in own.items()})
+    return Shown(seq, rest, dumps(view), tricks, sides, {v: dumps(o) for v, o in own.items()})
 
 
 FULL_STATE_KINDS = frozenset({"seat"})
@@ -390,9 +396,8 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
     private = any(r.kind == "seed" or (r.kind == "action" and r.data["action"]["a"] in ("pass", "discard", "draw"))
                   for r in rows)
     shared_change: dict[str, Any] = {}
-    acts = [] if full else [a for r in rows if r.kind == "action"
-                            for a in (action_to_dict(decode_action(r.data["action"]), marked=True),)
-                            if "play" in a or "bid" in a]
+    actions = [decode_action(r.data["action"]) if r.kind == "action" else None for r in rows]
+    acts = [] if full else [action_to_dict(a, marked=True) for a in actions if isinstance(a, Play | Bid)]
     if not full:
         assert shown is not None
         base = shown.public
@@ -438,7 +443,8 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
             head = heads.get(key_rows)
             msgs = projected.get(key_rows)
             if msgs is None:
-                msgs = projected[key_rows] = [event_message(r.seq, project_event(r, v, layout)) for r in rows]
+                msgs = projected[key_rows] = [event_message(r.seq, project_event(r, v, layout, a))
+                                              for r, a in zip(rows, actions, strict=True)]
             if head is None:
                 head = heads[key_rows] = [encode_message(m) for m in msgs[:-1]]
             last = dict(msgs[-1])  # (shared by the viewers of the same rows: each adds its own change)

@@ -124,7 +124,10 @@ class TableState:
         """The seat a player sits in, if any."""
         if player_id is None:
             return None
-        return next((i for i, s in enumerate(self.seats) if s.player == player_id), None)
+        for i, s in enumerate(self.seats):  # (asked for every socket at every event: no generator)
+            if s.player == player_id:
+                return i
+        return None
 
     def waiting_seat(self, player_id: str | None) -> int | None:
         """The computer's seat a player waits to take at the next deal, if any."""
