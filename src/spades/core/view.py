@@ -77,7 +77,7 @@ class HandView:
             **_shared_json(self.dealer, self.phase, self.to_act, self.hand_sizes, self.bids, self.tricks_taken,
                            [trick_to_json(t) for t in self.tricks], self.current, self.broken,
                            self.discard_count, self.stock_left,
-                           self.bidless, self.trick, [side_to_json(side) for side in self.sides]),
+                           self.bidless, self.trick.seat, [side_to_json(side) for side in self.sides]),
             "hand": cards(self.hand),
             "passes": [{"from": a, "to": b, "cards": cards(cs)} for a, b, cs in self.passes],
             "discard": cards(self.discard),
@@ -91,7 +91,7 @@ class HandView:
 def _shared_json(dealer: int, phase: Phase, to_act: int | None, hand_sizes: Iterable[int],
                  bids: Iterable[BidValue | None], tricks_taken: Iterable[int], tricks: list[dict[str, Any]],
                  current: Iterable[tuple[int, int]], broken: bool, discard_count: int, stock_left: int,
-                 bidless: bool, trick: TrickLead, sides: list[dict[str, Any]]) -> dict[str, Any]:
+                 bidless: bool, trick_winner: int | None, sides: list[dict[str, Any]]) -> dict[str, Any]:
     # The fields every viewer of a hand shares, as a client receives them: written here only, for a
     # view (``HandView.to_dict``) and straight from a hand (``public_fields``).
     codes = CARD_CODES
@@ -109,7 +109,7 @@ def _shared_json(dealer: int, phase: Phase, to_act: int | None, hand_sizes: Iter
         "discard_count": discard_count,
         "stock_left": stock_left,
         "bidless": bidless,
-        "trick_winner": trick.seat if cur else None,
+        "trick_winner": trick_winner if cur else None,
         "sides": sides,
     }
 
@@ -228,7 +228,7 @@ def public_fields(hand: Hand) -> dict[str, Any]:
     return _shared_json(hand.dealer, hand.phase, None if over else hand.to_act, [h.bit_count() for h in hand.hands],
                         hand.bids, hand.tricks_taken, _tricks_json(hand), hand.current, hand.broken,
                         len(hand.discard), _stock_left(hand), hand.context.bidless,
-                        trick_lead(hand.layout, hand.current), _sides_json(hand))
+                        hand.win_seat, _sides_json(hand))
 
 
 def _tricks_json(hand: Hand) -> list[dict[str, Any]]:
