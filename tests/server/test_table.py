@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from spades.core.actions import Look, Misdeal
 from spades.server.protocol import project_event
 from spades.server.table import EVENTS_KEEP, Seat, TableState
+from spades.storage import open_storage
 from spades.storage.base import TableRow
 
 
@@ -37,6 +39,37 @@ def test_replaying_the_rows_rebuilds_the_same_table() -> None:
     deal = next(r for r in rows if r.kind == "deal")
     shown = project_event(deal, 0, t.rules.layout)
     assert set(shown) == {"kind", "hand", "dealer", "commitment", "client_seeds"}
+
+
+def test_the_events_kept_in_memory_are_the_rows_the_log_gives_back(tmp_path: Path) -> None:
+    """A table keeps its recent events as JSON text (``KeptEvent``): read back, they are exactly the rows
+    the log stores and loads, for every kind a hand makes (seats, commit, seed, deal with its secrets,
+    bids, plays, reveal, the next commit); and a table replayed from the log has the same deals."""
+    t = new_table()
+    rows = t.seat_rows([(i, Seat(f"p{i}", f"P{i}")) for i in range(4)])
+    rows.append(t.seed_row(1, "p1", 0, rows[-1].data["commitment"], "seed-of-p1", "c0"))
+    rows.append(t.deal_row())
+    rng = random.Random(7)
+    while not t.game.hand.is_over:
+        seat = t.game.hand.to_act
+        rows += t.action_rows(rng.choice(t.game.legal_actions()), "player", f"p{seat}", f"c{len(rows)}")
+    assert {"seat", "commit", "seed", "deal", "action", "reveal"} <= {r.kind for r in rows}
+    assert t.events[0].seq == 1  # all still in memory
+    st = open_storage(f"sqlite:///{tmp_path / 'spades.db'}")
+    try:
+        st.create_table(t.row)
+        st.append_events(t.id, rows)
+        stored = st.load_events(t.id)
+    finally:
+        st.close()
+    assert t.events_after(0) == stored
+    assert t.events_after(len(rows) - 3) == stored[-3:]
+    reveal = next(r for r in stored if r.kind == "reveal")
+    deal = next(r for r in stored if r.kind == "deal")
+    assert reveal.data == {k: deal.data[k] for k in ("hand", "seed", "commitment", "client_seeds")}
+    again = new_table()
+    again.replay(stored)
+    assert again.deals == t.deals and again.seq == t.seq and again.events_after(0) == stored
 
 
 def test_only_recent_events_stay_in_memory() -> None:

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from spades.core.actions import Action
 from spades.core.game import Game
 from spades.core.hand import deal_order
@@ -28,6 +30,30 @@ EVENTS_KEEP = 64
 keeps its last 64 to 96 rows; each holds a few hundred bytes, and 1,000-2,000 of them were most of what a
 table held (``benchmarks/table_memory.py``). A snapshot (a few KiB) is smaller than the 40-odd events
 that would bring a viewer as far anyway."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeptEvent:
+    """A recent event as a table keeps it for catching clients up: its data as the JSON text the log
+    stores (a row's data as dicts and lists held 300-500 bytes a row, two thirds of a young table's memory;
+    as text about a third of that, and the garbage collector does not walk it). ``row`` reads it back as
+    the log would give it."""
+
+    seq: int
+    kind: str
+    data_json: str
+    player_id: str | None
+    client_id: str | None
+    created_at: float
+
+    @classmethod
+    def of(cls, row: EventRow) -> KeptEvent:
+        data = orjson.dumps(row.data, option=orjson.OPT_NON_STR_KEYS).decode()
+        return cls(row.seq, row.kind, data, row.player_id, row.client_id, row.created_at)
+
+    def row(self) -> EventRow:
+        return EventRow(self.seq, self.kind, orjson.loads(self.data_json), self.player_id, self.client_id,
+                        self.created_at)
 
 
 @dataclass
@@ -79,7 +105,7 @@ class TableState:
         self.turn_started_at = 0.0
         """When the seat to act got its turn: the time of the last deal or action row."""
         self.seats = [Seat() for _ in range(self.n)]
-        self.events: list[EventRow] = []
+        self.events: list[KeptEvent] = []
         """The most recent events (``EVENTS_KEEP`` to one and a half times as many), for catching clients up."""
         self._seq = 0
         self.client_ids: dict[str, dict[str, int]] = {}
@@ -87,6 +113,8 @@ class TableState:
         game: one is never applied twice). By player, as a pair per id cost a third more."""
         self.chat: list[dict[str, Any]] = []
         self.deals: list[dict[str, Any]] = []
+        """What each dealt hand's reveal and the game's record say of its shuffle: ``hand``, ``seed``,
+        ``commitment`` and ``client_seeds`` (the order the hand holds itself)."""
         self.pending: dict[str, Any] | None = None
         """The next hand's commitment while client seeds come in (``commit`` logged, no ``deal`` yet):
         ``hand``, ``commitment``, ``seed`` (secret) and ``seeds``, seat -> {``player``, ``seed``}."""
@@ -304,9 +332,7 @@ class TableState:
         rows: list[EventRow] = []
         g = self.game
         if g.hands and g.hand.is_over:
-            d = self.deals[len(g.hands) - 1]
-            rows.append(self._row("reveal", {"hand": d["hand"], "seed": d["seed"], "commitment": d["commitment"],
-                                             "client_seeds": d["client_seeds"]}, 1))
+            rows.append(self._row("reveal", dict(self.deals[len(g.hands) - 1]), 1))
             self.apply_row(rows[-1])
             if not g.over:  # the players waiting for computers' seats take them before the next deal
                 for i, s in enumerate(self.seats):
@@ -378,7 +404,7 @@ class TableState:
     def _record(self, row: EventRow) -> None:
         if row.seq != self.seq + 1:
             raise ValueError(f"event {row.seq} does not follow event {self.seq}")
-        self.events.append(row)
+        self.events.append(KeptEvent.of(row))
         self._seq = row.seq
         if len(self.events) > EVENTS_KEEP + EVENTS_KEEP // 2:
             del self.events[:-EVENTS_KEEP]
@@ -406,10 +432,11 @@ class TableState:
                 self.pending["seeds"][d["seat"]] = {"player": d["player"], "seed": d["seed"]}
         elif row.kind == "deal":
             self.pending = None
-            self.deals.append(d)
+            self.deals.append({k: d[k] for k in ("hand", "seed", "commitment", "client_seeds")})
             if not self.game.hands:
                 self.game.started_at = row.created_at  # a timed game's clock starts at the first deal
-            self.game.start_hand(d["order"])
+            # A table goes forward only: its hand keeps no undo history (some 5-10 KiB a table).
+            self.game.start_hand(d["order"]).seal()
         elif row.kind == "seat":
             s = self.seats[d["seat"]]
             s.player, s.name, s.bot, s.reserved = d["player"], d["name"], d["bot"], d.get("reserved")
@@ -426,10 +453,11 @@ class TableState:
         self._record(row)
 
     def events_after(self, last: int) -> list[EventRow] | None:
-        """The events after number ``last``, or ``None`` when they are no longer in memory."""
+        """The events after number ``last`` (as the log holds them), or ``None`` when they are no longer in
+        memory."""
         if not self.events or last < self.events[0].seq - 1:
             return None if last < self.seq else []
-        return self.events[last - self.events[0].seq + 1:]
+        return [e.row() for e in self.events[last - self.events[0].seq + 1:]]
 
     def _replay_away(self, seat: int, by: str | None, away: bool) -> None:
         """Whether a seated player is away, as the log says (after a restart the bot goes on playing
