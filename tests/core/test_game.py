@@ -63,12 +63,23 @@ def test_a_hand_is_sealed_when_the_next_is_dealt() -> None:
     finish_hand(game, rng)
     first, second = game.hands
     assert len(first.actions) == 4 + 52 and len(first.tricks) == 13
-    with pytest.raises(IllegalActionError, match="no action to take back"):
+    with pytest.raises(IllegalActionError, match="sealed"):
         first.undo()
     assert len(first.actions) == 56  # the refusal changed nothing
     game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
     second.undo()  # the hand in play still can
     assert second.actions == []
+    with pytest.raises(IllegalActionError, match="no action to take back"):
+        second.undo()
+    second.seal()  # a game that goes forward only (a server's table) seals its hand as it deals it
+    game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
+    with pytest.raises(IllegalActionError, match="sealed"):
+        second.undo()
+    assert len(second.actions) == 1  # the refusal changed nothing
+    twin = second.clone()  # what a search takes, which can be taken back
+    twin.apply(twin.legal_actions()[0])
+    twin.undo()
+    assert twin.actions == second.actions
 
 
 def play_until_over(game: Game, seed: int, clock: list[float] | None = None) -> None:

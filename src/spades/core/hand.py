@@ -269,7 +269,8 @@ class Hand:
         self.discard = ()
         self.actions = []
         self.exchanges: list[tuple[int, int, int]] = []
-        self._undo: list[tuple[Any, ...]] = []
+        self._undo: list[tuple[Any, ...]] | None = []
+        """What each action changed, to take it back; ``None`` once sealed (``seal``)."""
         self.trick_no = 0
         self.leader = (dealer + 1) % n
         self.led = -1
@@ -576,13 +577,15 @@ class Hand:
         self.apply_unchecked(action)
 
     def apply_unchecked(self, action: Action) -> None:
-        """Apply an action known to be legal (taken from ``legal_actions``). Undoable."""
+        """Apply an action known to be legal (taken from ``legal_actions``). Undoable unless sealed."""
         # Plays and bids, the actions searches and rollouts apply by the million, save only what they
         # can change (see ``_restore``); the rare others save the whole state.
+        undo = self._undo
         if isinstance(action, Play):
-            self._undo.append((_UNDO_PLAY, self.to_act, self.hands[self.to_act], self.current, len(self.current),
-                               self.led, self.win_seat, self.win_power, self.win_trump, self.broken,
-                               len(self.tricks), self.trick_no, self.leader, self.phase))
+            if undo is not None:
+                undo.append((_UNDO_PLAY, self.to_act, self.hands[self.to_act], self.current, len(self.current),
+                             self.led, self.win_seat, self.win_power, self.win_trump, self.broken,
+                             len(self.tricks), self.trick_no, self.leader, self.phase))
             self.actions.append(action)
             self.play_fast(action.card)
             return
@@ -592,8 +595,9 @@ class Hand:
             seat = action.seat
             # A bid changes the seat's bid, the turn, and at the last bid the phase, the exchanges due
             # (a new list) and the leader; nothing else.
-            self._undo.append((_UNDO_BID, self.phase, self.to_act, pos, seat, bids[seat], self.exchanges,
-                               self.leader))
+            if undo is not None:
+                undo.append((_UNDO_BID, self.phase, self.to_act, pos, seat, bids[seat], self.exchanges,
+                             self.leader))
             self.actions.append(action)
             # ``_next_bidder`` inlined.
             bids[seat] = action.value
@@ -603,7 +607,8 @@ class Hand:
             else:
                 self._start_exchanges()
             return
-        self._undo.append(self._snapshot())
+        if undo is not None:
+            undo.append(self._snapshot())
         self.actions.append(action)
         if isinstance(action, Look):
             self._look(action.seat)
@@ -631,16 +636,21 @@ class Hand:
         self.looked = looked
 
     def seal(self) -> None:
-        """No action of this hand will be taken back: let its undo history go (a hand's is some 10 KiB;
-        ``Game`` seals each hand when it deals the next), and what the views kept of its last position
-        (``spades.core.view`` builds it again if asked). ``undo`` then refuses; the rest is unchanged."""
-        self._undo = []
+        """No action of this hand will be taken back: let its undo history go and keep none from now on (a
+        hand's is up to 10 KiB; a ``Game`` seals each hand when it deals the next, and a server's table,
+        which only goes forward, seals its hand as it deals it), and what the views kept of its last
+        position (``spades.core.view`` builds it again if asked). ``undo`` then refuses; the rest is
+        unchanged, and a ``clone`` can be taken back again."""
+        self._undo = None
         for memo in ("_own_memo", "_sides_memo", "_tricks_memo"):
             if hasattr(self, memo):
                 delattr(self, memo)
 
     def undo(self) -> None:
         """Take back the last action applied with ``apply`` or ``apply_unchecked``."""
+        if self._undo is None:
+            raise IllegalActionError("this hand is sealed: its actions are not taken back (take them back on "
+                                     "a clone)")
         if not self._undo:
             raise IllegalActionError("there is no action to take back")
         self._restore(self._undo.pop())
