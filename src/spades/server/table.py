@@ -56,7 +56,7 @@ class KeptEvent:
                         self.created_at)
 
 
-@dataclass
+@dataclass(slots=True)
 class Seat:
     """Who sits in a seat: a player, a bot (``bot`` is its level), or nobody."""
 
