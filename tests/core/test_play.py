@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from spades.core import IllegalActionError, Phase, Play, parse_face
+from spades.core import Game, IllegalActionError, Phase, Play, parse_face, seeded_shuffler
 from spades.variants import load_rules
 
 from .support import bid_round, held_texts, legal_texts, make_hand, play_texts, snapshot
@@ -261,3 +261,20 @@ def test_six_handed_lowest_club_games_replay() -> None:
     rules = load_rules({"preset": "six-handed", "first_lead": "lowest_club", "target": 100, "lose_at": -100})
     for seed in range(5):
         check_roundtrip(play_game(rules, seed), rules)
+
+
+def test_a_play_is_one_shared_copy_per_seat_and_card() -> None:
+    """``play`` hands out the engine's one copy of each play, the same ones ``legal_actions`` gives (a
+    hand's log then holds pointers, not copies); outside the seats and cards there are, it makes a new
+    play, which the hand's checks then refuse like any other."""
+    from spades.core.actions import PLAYS, play
+
+    hand = Game(load_rules("standard"), shuffler=seeded_shuffler(5)).hand
+    for _ in range(4):
+        hand.apply(hand.legal_actions()[0])
+    for a in hand.legal_actions():
+        assert isinstance(a, Play) and play(a.seat, a.card) is a is PLAYS[a.seat][a.card]
+    odd = play(7, 3)
+    assert odd == Play(7, 3) and play(0, 500) == Play(0, 500)
+    with pytest.raises(IllegalActionError):
+        hand.apply(odd)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from spades.core.actions import Look, Misdeal
+from spades.core.actions import PLAYS, Look, Misdeal, Play
 from spades.server.protocol import project_event
 from spades.server.table import EVENTS_KEEP, Seat, TableState
 from spades.storage import open_storage
@@ -70,6 +70,9 @@ def test_the_events_kept_in_memory_are_the_rows_the_log_gives_back(tmp_path: Pat
     again = new_table()
     again.replay(stored)
     assert again.deals == t.deals and again.seq == t.seq and again.events_after(0) == stored
+    # The plays read back from the log are the engine's one copy of each (``spades.core.actions.play``).
+    plays = [a for a in again.game.hands[0].actions if isinstance(a, Play)]
+    assert len(plays) == 52 and all(a is PLAYS[a.seat][a.card] for a in plays)
 
 
 def test_only_recent_events_stay_in_memory() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spades.core.cards import card_name
+from spades.core.cards import FACES_PER_PACK, card_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,3 +146,15 @@ class Play:
 
 Action = Bid | Look | Accept | Pass | Discard | Misdeal | Draw | Play
 """Any action of a hand."""
+
+PLAYS = tuple(tuple(Play(seat, c) for c in range(2 * FACES_PER_PACK)) for seat in range(6))
+"""``Play(seat, card)`` for every seat and card number, made once (``PLAYS[seat][card]``): the engine's
+legal actions are these, and so are the plays the server reads (``play``)."""
+
+
+def play(seat: int, card: int) -> Play:
+    """``Play(seat, card)``: the copy in ``PLAYS`` when there is one. A hand's log of plays then holds
+    pointers to them, not 52 copies of its own (2 KiB a hand, kept for the game's record)."""
+    if 0 <= seat < len(PLAYS) and 0 <= card < len(PLAYS[0]):
+        return PLAYS[seat][card]
+    return Play(seat, card)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from spades.core.actions import (
     NIL,
+    PLAYS,
     Accept,
     Action,
     Bid,
@@ -74,8 +75,8 @@ _FOLLOWERS = {n: tuple(tuple((s + i) % n for i in range(1, n)) for s in range(n)
 _new_hand = object.__new__
 _tuple_new = tuple.__new__
 """``Trick(...)`` without the named tuple's Python-level ``__new__`` (tricks are made in the hot path)."""
-_PLAYS = tuple(tuple(Play(seat, c) for c in range(2 * FACES_PER_PACK)) for seat in range(6))
-"""``Play(seat, card)`` for every seat and card number, made once: ``legal_actions`` hands these out."""
+_PLAYS = PLAYS
+"""``legal_actions`` hands these out."""
 
 
 _PLAIN_BIDS: dict[int, tuple[tuple[Bid, ...], ...]] = {}

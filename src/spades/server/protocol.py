@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play, play
 from spades.core.cards import FACES_PER_PACK, card_name, code_card
 from spades.core.errors import CardError, IllegalActionError, SpadesError
 from spades.core.hand import Hand
@@ -138,7 +138,7 @@ def parse_action(data: Any, seat: int, hand: Hand) -> Action:
         if kind == "bid":
             return Bid(seat, parse_bid(value))
         if kind == "play":
-            return Play(seat, _card(value, hand.hands[seat]))
+            return play(seat, _card(value, hand.hands[seat]))
         if kind in ("pass", "discard"):
             return _choice(kind, value, seat, hand)
         if kind == "misdeal":
@@ -210,7 +210,7 @@ def decode_action(d: dict[str, Any]) -> Action:
 
     a, seat = d["a"], int(d["seat"])
     if a == "play":
-        return Play(seat, int(d["card"]))
+        return play(seat, int(d["card"]))
     if a == "bid":
         return Bid(seat, BidValue(int(d["tricks"]), bool(d["blind"])))
     if a == "pass":
