@@ -32,28 +32,20 @@ table held (``benchmarks/table_memory.py``). A snapshot (a few KiB) is smaller t
 that would bring a viewer as far anyway."""
 
 
-@dataclass(frozen=True, slots=True)
-class KeptEvent:
-    """A recent event as a table keeps it for catching clients up: its data as the JSON text the log
-    stores (a row's data as dicts and lists held 300-500 bytes a row, two thirds of a young table's memory;
-    as text about a third of that, and the garbage collector does not walk it). ``row`` reads it back as
-    the log would give it."""
+def kept_event(row: EventRow) -> str:
+    """A row as a table keeps it among its recent events: one JSON text, ``[seq, kind, data, player_id,
+    client_id, created_at]`` with the data as the log stores it. As an ``EventRow`` with its data as dicts
+    and lists a row held 300-500 bytes, two thirds of a young table's memory; as an object holding the data
+    as text, about 270; as one text, about 160 (``benchmarks/table_memory.py``), and the garbage collector does
+    not walk it. ``event_of_kept`` reads it back as the log would give it."""
+    return orjson.dumps((row.seq, row.kind, row.data, row.player_id, row.client_id, row.created_at),
+                        option=orjson.OPT_NON_STR_KEYS).decode()
 
-    seq: int
-    kind: str
-    data_json: str
-    player_id: str | None
-    client_id: str | None
-    created_at: float
 
-    @classmethod
-    def of(cls, row: EventRow) -> KeptEvent:
-        data = orjson.dumps(row.data, option=orjson.OPT_NON_STR_KEYS).decode()
-        return cls(row.seq, row.kind, data, row.player_id, row.client_id, row.created_at)
-
-    def row(self) -> EventRow:
-        return EventRow(self.seq, self.kind, orjson.loads(self.data_json), self.player_id, self.client_id,
-                        self.created_at)
+def event_of_kept(text: str) -> EventRow:
+    """The row ``kept_event`` wrote."""
+    seq, kind, data, player_id, client_id, created_at = orjson.loads(text)
+    return EventRow(seq, kind, data, player_id, client_id, created_at)
 
 
 @dataclass(slots=True)
@@ -105,8 +97,9 @@ class TableState:
         self.turn_started_at = 0.0
         """When the seat to act got its turn: the time of the last deal or action row."""
         self.seats = [Seat() for _ in range(self.n)]
-        self.events: list[KeptEvent] = []
-        """The most recent events (``EVENTS_KEEP`` to one and a half times as many), for catching clients up."""
+        self.events: list[str] = []
+        """The most recent events (``EVENTS_KEEP`` to one and a half times as many), for catching clients up,
+        each as ``kept_event`` writes it: the last is event ``seq``, and the numbers have no gaps."""
         self._seq = 0
         self.client_ids: dict[str, dict[str, int]] = {}
         """Each player's client ids at this table, to the number of the event each made (every one of the
@@ -404,7 +397,7 @@ class TableState:
     def _record(self, row: EventRow) -> None:
         if row.seq != self.seq + 1:
             raise ValueError(f"event {row.seq} does not follow event {self.seq}")
-        self.events.append(KeptEvent.of(row))
+        self.events.append(kept_event(row))
         self._seq = row.seq
         if len(self.events) > EVENTS_KEEP + EVENTS_KEEP // 2:
             del self.events[:-EVENTS_KEEP]
@@ -455,9 +448,10 @@ class TableState:
     def events_after(self, last: int) -> list[EventRow] | None:
         """The events after number ``last`` (as the log holds them), or ``None`` when they are no longer in
         memory."""
-        if not self.events or last < self.events[0].seq - 1:
+        first = self.seq - len(self.events) + 1
+        if not self.events or last < first - 1:
             return None if last < self.seq else []
-        return [e.row() for e in self.events[last - self.events[0].seq + 1:]]
+        return [event_of_kept(e) for e in self.events[last - first + 1:]]
 
     def _replay_away(self, seat: int, by: str | None, away: bool) -> None:
         """Whether a seated player is away, as the log says (after a restart the bot goes on playing
