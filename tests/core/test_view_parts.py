@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,7 @@ from spades.core.view import (
     own_fields,
     public_fields,
     side_to_json,
+    trick_to_json,
     view_hand,
 )
 
@@ -199,3 +201,28 @@ def test_the_finished_tricks_are_written_once_a_trick() -> None:
     for (n1, a), (n2, b) in itertools.pairwise(lists):
         assert (a is b) == (n1 == n2)
         assert len(b) == n2 and b[:len(a)] == a
+
+
+def test_finished_tricks_are_written_once_each() -> None:
+    """The shared state's finished tricks are what ``trick_to_json`` writes of each, at every card; a
+    trick added keeps the dicts of the ones before it (each trick is written once), and one taken back
+    and played again is written again."""
+    rng = random.Random(11)
+    game = Game(load_rules("standard"), shuffler=seeded_shuffler(11))
+    hand = game.hand
+    while hand.phase is not Phase.PLAY:
+        game.apply_unchecked(choose(rng, hand.legal_actions(), misdeal_p=0))
+    before: list[dict[str, Any]] = []
+    while not hand.is_over:
+        game.apply_unchecked(choose(rng, hand.legal_actions(), misdeal_p=0))
+        tricks = public_fields(hand)["tricks"]
+        assert tricks == [trick_to_json(t) for t in hand.tricks]
+        assert all(a is b for a, b in zip(before, tricks, strict=False))  # the same dicts, not written again
+        if len(hand.tricks) == 5 and not hand.current:
+            hand.undo()  # the fifth trick's last card taken back ...
+            assert public_fields(hand)["tricks"] == [trick_to_json(t) for t in hand.tricks]
+            game.apply_unchecked(choose(rng, hand.legal_actions(), misdeal_p=0))  # ... and maybe another
+            tricks = public_fields(hand)["tricks"]
+            assert tricks == [trick_to_json(t) for t in hand.tricks]
+        before = tricks
+    assert len(before) == 13

@@ -88,14 +88,19 @@ class HandView:
         }
 
 
+_CARD_PAIRS = tuple(tuple([seat, CARD_CODES[c]] for c in range(2 * FACES_PER_PACK)) for seat in range(6))
+"""``[seat, "AS"]``, a card played as the views write it, made once for every seat and card and shared by
+every trick and table written since (a trick's four were 290 bytes of its 600): never to be changed."""
+
+
 def _shared_json(dealer: int, phase: Phase, to_act: int | None, hand_sizes: Iterable[int],
                  bids: Iterable[BidValue | None], tricks_taken: Iterable[int], tricks: list[dict[str, Any]],
                  current: Iterable[tuple[int, int]], broken: bool, discard_count: int, stock_left: int,
                  bidless: bool, trick_winner: int | None, sides: list[dict[str, Any]]) -> dict[str, Any]:
     # The fields every viewer of a hand shares, as a client receives them: written here only, for a
     # view (``HandView.to_dict``) and straight from a hand (``public_fields``).
-    codes = CARD_CODES
-    cur = [[s, codes[c]] for s, c in current]
+    pairs = _CARD_PAIRS
+    cur = [pairs[s][c] for s, c in current]
     return {
         "dealer": dealer,
         "phase": phase.value,
@@ -233,7 +238,8 @@ def public_fields(hand: Hand) -> dict[str, Any]:
 
 def _tricks_json(hand: Hand) -> list[dict[str, Any]]:
     """The hand's finished tricks as clients receive them (``trick_to_json`` of each), the list built again
-    only when a trick was added or taken back: it is the same at every card of a trick. The list is
+    only when a trick was added (the tricks before it keep their dicts) or taken back: it is the same at
+    every card of a trick. The list is
     shared by the states built from the same tricks (``spades.server.protocol.Shown`` keeps it and
     compares it by identity), and must not be changed."""
     tricks = hand.tricks
@@ -241,7 +247,11 @@ def _tricks_json(hand: Hand) -> list[dict[str, Any]]:
     memo = getattr(hand, "_tricks_memo", None)
     if memo is not None and memo[0] is last and len(memo[1]) == len(tricks):
         return cast(list[dict[str, Any]], memo[1])
-    out = [trick_to_json(t) for t in tricks]
+    # The tricks written before are kept when they are the first of these (a trick was added).
+    kept: list[dict[str, Any]] = []
+    if memo is not None and 0 < len(memo[1]) < len(tricks) and tricks[len(memo[1]) - 1] is memo[0]:
+        kept = memo[1]
+    out = [*kept, *(trick_to_json(t) for t in tricks[len(kept):])]
     hand._tricks_memo = (last, out)
     return out
 
@@ -579,7 +589,8 @@ def trick_to_json(trick: Trick) -> dict[str, Any]:
     """A finished trick as JSON (``{"leader", "cards": [[seat, "AS"], ...], "winner"}``). Finished tricks
     are public and never change, and every view of a hand repeats them, so each is converted once: the
     dict is shared, and must not be changed."""
-    return {"leader": trick.leader, "cards": [[s, CARD_CODES[c]] for s, c in trick.cards], "winner": trick.winner}
+    pairs = _CARD_PAIRS
+    return {"leader": trick.leader, "cards": [pairs[s][c] for s, c in trick.cards], "winner": trick.winner}
 
 
 def legal_to_json(legal: tuple[Action, ...] | list[Action]) -> list[dict[str, Any]]:
