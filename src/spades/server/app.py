@@ -40,7 +40,7 @@ def make_hub(cfg: ServerConfig, storage: Storage, bots: BotLevels | None = None)
     kw: dict[str, Any] = {"bot_delay": cfg.bot_delay, "bot_think": cfg.bot_think, "time_scale": cfg.time_scale,
                           "clock": cfg.clock, "resume_window": cfg.resume_window,
                           "seed_seconds": cfg.seed_seconds, "bots": bots, "storage_wait": cfg.storage_wait,
-                          "idle_table_seconds": cfg.idle_table_seconds}
+                          "idle_table_seconds": cfg.idle_table_seconds, "commit_gather": cfg.commit_gather}
     if not cfg.redis_url:
         return Hub(storage, **kw)
     from spades.server.cluster import cluster_hub

@@ -154,6 +154,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         storage_wait: Annotated[float, typer.Option(
             help="seconds a move or request waits for a locked or stalled database before it is answered "
                  "'busy, try again' (0.5 to 60)")] = 5.0,
+        commit_gather_ms: Annotated[float, typer.Option(
+            help="milliseconds the group commit waits for more moves while they keep coming (0 to 50; 0: "
+                 "never)")] = 3.0,
         sockets_per_player: Annotated[int, typer.Option(
             help="table sockets one player may hold open at once in this process")] = 20,
         idle_table_seconds: Annotated[float, typer.Option(
@@ -182,6 +185,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             typer.echo("error: --storage-wait is 0.5 to 60, --sockets-per-player at least 1, "
                        "--idle-table-seconds at least 1", err=True)
             raise typer.Exit(2)
+        if not 0 <= commit_gather_ms <= 50:
+            typer.echo("error: --commit-gather-ms must be 0 to 50", err=True)
+            raise typer.Exit(2)
         if open_tables_per_player < 1 or computer_games_per_player < 1:
             typer.echo("error: --open-tables-per-player and --computer-games-per-player are at least 1", err=True)
             raise typer.Exit(2)
@@ -198,7 +204,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                            trusted_proxies=tuple(trusted_proxy or ()), hsts_seconds=max(0, hsts_seconds),
                            quotas=quotas, storage_wait=storage_wait, sockets_per_player=sockets_per_player,
                            idle_table_seconds=idle_table_seconds, open_tables_per_player=open_tables_per_player,
-                           computer_games_per_player=computer_games_per_player)
+                           computer_games_per_player=computer_games_per_player,
+                           commit_gather=commit_gather_ms / 1000)
         options = uvicorn_options(host, port)
         if workers > 1:  # uvicorn's supervisor: N processes accepting on one socket, each a cluster node
             os.environ[CONFIG_ENV] = json.dumps({
@@ -208,7 +215,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                 "trusted_proxies": list(cfg.trusted_proxies), "hsts_seconds": cfg.hsts_seconds, "quotas": quotas,
                 "storage_wait": storage_wait, "sockets_per_player": sockets_per_player,
                 "idle_table_seconds": idle_table_seconds, "open_tables_per_player": open_tables_per_player,
-                "computer_games_per_player": computer_games_per_player})
+                "computer_games_per_player": computer_games_per_player, "commit_gather": cfg.commit_gather})
             uvicorn.run("spades.server.cli:worker_app", factory=True, workers=workers, timeout_graceful_shutdown=10,
                         timeout_worker_healthcheck=60, **options)  # a loaded machine starts workers slowly
             return

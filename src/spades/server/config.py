@@ -38,6 +38,9 @@ class ServerConfig:
     """Seconds a move or a request waits for the database (another process holding SQLite's lock, a
     stalled server) before it is answered "busy, try again" (ws ``storage_busy``, HTTP 503) with nothing
     stored; ``/readyz`` then answers 503 too."""
+    commit_gather: float = 0.003
+    """Seconds a group commit waits for more moves while they keep coming (``spades.server.hub.COMMIT_GATHER``;
+    0: it never waits). A move is still acknowledged only once it is stored."""
     sockets_per_player: int = 20
     """Table sockets one player may hold open at once in one server process (tabs, tables, spectating); the
     next is refused with ``too_many_sockets`` and closed (policy code 1008)."""

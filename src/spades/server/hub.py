@@ -89,6 +89,19 @@ def default_level(levels: BotLevels = LEVELS) -> str:
     return "normal" if "normal" in levels else next(iter(levels))
 
 
+COMMIT_GATHER = 0.003
+"""Seconds a group commit waits for more rows when rows were already waiting as the last write ended
+(moves are coming faster than they are written); a write with nothing before it goes at once. Each
+commit has a fixed cost (the transaction, SQLite's commit, the thread hand-off and the interpreter lock
+passed back and forth), which a few rows per commit made most of the database thread's work: at 3,000
+players 5.5 rows a commit and 51 µs of the database thread's CPU per row; gathering 3 ms, 10.7 rows and
+39 µs, and 0.32 to 0.27 ms of the whole server's CPU per event, for about 1 ms more to the median move's
+acknowledgement (``benchmarks/README.md``, issue 19). PostgreSQL's ``commit_delay`` is the same idea."""
+
+GATHER_TABLES = 100
+"""A group commit with this many tables' rows waiting is written without gathering more."""
+
+
 class Outbox:
     """A socket's encoded messages waiting for its writer task, in order; ``None`` asks it to close.
 
@@ -201,7 +214,7 @@ class Hub:
                  bot_delay: float = 0.6, bot_think: float = 2.0,
                  time_scale: float = 1.0, clock: Callable[[], float] = time.time,
                  resume_window: int = 64, seed_seconds: float = 4.0, storage_wait: float = 5.0,
-                 idle_table_seconds: float = 1800.0) -> None:
+                 idle_table_seconds: float = 1800.0, commit_gather: float = COMMIT_GATHER) -> None:
         self.storage = storage
         """Tables, accounts and finished games."""
         self.ownership: Ownership = ownership if ownership is not None else LocalOwnership()
@@ -216,6 +229,8 @@ class Hub:
         self.storage_wait = storage_wait
         """How long a call waits for the database (``ServerConfig.storage_wait``) before ``StorageBusy``."""
         self.idle_table_seconds = idle_table_seconds
+        self.commit_gather = commit_gather
+        """Seconds the group commit gathers rows while moves keep coming (``COMMIT_GATHER``; 0: never)."""
         self.used: dict[str, float] = {}
         """When each table in memory was last loaded, used or changed (monotonic clock): see ``evict_idle``."""
         self.quotas: Any = None
@@ -270,7 +285,9 @@ class Hub:
 
         Group commit: while the database thread writes one transaction, the rows of every table that
         arrive meanwhile wait and go together in the next one, so a busy server makes one write (and one
-        thread hand-off) for many actions, and an idle one writes at once."""
+        thread hand-off) for many actions, and an idle one writes at once. While moves keep coming (rows
+        are waiting when a write ends) the next write also waits ``commit_gather`` seconds for more
+        (``COMMIT_GATHER``)."""
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append((table_id, rows, fut))
         if not self._writing:
@@ -280,7 +297,11 @@ class Hub:
 
     async def _write_pending(self) -> None:
         try:
+            wrote = False
             while self._pending:
+                if wrote and self.commit_gather > 0 and len(self._pending) < GATHER_TABLES:
+                    await asyncio.sleep(self.commit_gather)  # moves keep coming: gather more of them
+                wrote = True
                 batch, self._pending = self._pending, []
                 try:
                     errors = await self.db(self.log.append_many, [(tid, rows) for tid, rows, _ in batch])

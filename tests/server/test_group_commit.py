@@ -1,0 +1,133 @@
+"""The group commit gathers moves while they keep coming (``Hub.commit_gather``, issue 19): a write with
+nothing before it goes at once, rows that were waiting when a write ended wait the gathering window for
+more and go in one transaction, and every move is still acknowledged only once it is stored."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+from typer.testing import CliRunner
+
+from spades.cli import app as cli
+from spades.server.hub import Hub
+from spades.storage.base import EventRow, TableRow
+from spades.storage.memory import MemoryStorage
+
+TABLES = ("t1", "t2", "t3")
+
+
+class Recording(MemoryStorage):
+    """Records the tables of each group commit; the first one waits for ``release`` (a write under way)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.commits: list[list[str]] = []
+        self.writing = threading.Event()
+        self.release = threading.Event()
+
+    def append_many(self, batches: list[tuple[str, list[EventRow]]]) -> list[Exception | None]:
+        if not self.commits:
+            self.writing.set()
+            assert self.release.wait(10)
+        self.commits.append([tid for tid, _ in batches])
+        return super().append_many(batches)
+
+
+def _storage() -> Recording:
+    storage = Recording()
+    owner = storage.create_player("Ann")
+    for tid in TABLES:
+        storage.create_table(TableRow(tid, "standard", {}, True, None, owner.id, time.time()))
+    return storage
+
+
+def _row(seq: int = 1) -> list[EventRow]:
+    return [EventRow(seq, "chat", {"name": "Ann", "player": None, "text": "hi"}, None, None, None)]
+
+
+async def _three_moves_during_a_write(hub: Hub, storage: Recording) -> list[Any]:
+    """t1 is being written when t2 arrives; t3 arrives a moment after that write ends."""
+    first = asyncio.create_task(hub._store("t1", _row()))
+    while not storage.writing.is_set():
+        await asyncio.sleep(0.001)
+    second = asyncio.create_task(hub._store("t2", _row()))
+    await asyncio.sleep(0.01)  # t2 waits behind the write under way
+    storage.release.set()
+    await first
+    await asyncio.sleep(0.02)  # the write has ended; t2 is still waiting
+    third = asyncio.create_task(hub._store("t3", _row()))
+    return await asyncio.gather(second, third)
+
+
+def test_rows_waiting_when_a_write_ends_gather_the_next_moves_into_one_commit() -> None:
+    async def run() -> None:
+        storage = _storage()
+        hub = Hub(storage, commit_gather=2.0)  # (a window far longer than t3 takes to come)
+        try:
+            await _three_moves_during_a_write(hub, storage)
+        finally:
+            await hub.stop()
+        assert storage.commits == [["t1"], ["t2", "t3"]]
+        assert [len(storage.load_events(tid)) for tid in TABLES] == [1, 1, 1]  # each stored, once
+
+    asyncio.run(run())
+
+
+def test_without_gathering_each_move_waits_only_for_the_write_before_it() -> None:
+    async def run() -> None:
+        storage = _storage()
+        hub = Hub(storage, commit_gather=0)
+        try:
+            await _three_moves_during_a_write(hub, storage)
+        finally:
+            await hub.stop()
+        assert storage.commits == [["t1"], ["t2"], ["t3"]]
+
+    asyncio.run(run())
+
+
+def test_a_move_with_nothing_before_it_is_written_at_once() -> None:
+    """A gathering window of a minute: a lone move (and the next lone one) does not wait for it."""
+
+    async def run() -> None:
+        storage = _storage()
+        storage.release.set()
+        hub = Hub(storage, commit_gather=60.0)
+        try:
+            await asyncio.wait_for(hub._store("t1", _row(1)), 10)
+            await asyncio.wait_for(hub._store("t1", _row(2)), 10)
+        finally:
+            await hub.stop()
+        assert storage.commits == [["t1"], ["t1"]]
+
+    asyncio.run(run())
+
+
+def test_a_refused_batch_in_a_group_commit_keeps_only_itself_out() -> None:
+    """A batch whose number is used is refused with its error; the batches written with it are stored."""
+
+    async def run() -> None:
+        storage = _storage()
+        storage.release.set()
+        storage.append_events("t2", _row(1))
+        hub = Hub(storage, commit_gather=0.5)
+        try:
+            first = asyncio.create_task(hub._store("t1", _row(1)))
+            late = [asyncio.create_task(hub._store("t2", _row(1))), asyncio.create_task(hub._store("t3", _row(1)))]
+            await first
+            got = await asyncio.gather(*late, return_exceptions=True)
+        finally:
+            await hub.stop()
+        assert isinstance(got[0], Exception) and got[1] is None
+        assert [len(storage.load_events(tid)) for tid in TABLES] == [1, 1, 1]
+
+    asyncio.run(run())
+
+
+def test_serve_refuses_a_gathering_window_out_of_range() -> None:
+    for bad in ("-1", "51"):
+        r = CliRunner().invoke(cli, ["serve", "--commit-gather-ms", bad])
+        assert r.exit_code == 2 and "--commit-gather-ms must be 0 to 50" in r.output, r.output
