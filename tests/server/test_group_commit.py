@@ -1,6 +1,7 @@
 """The group commit gathers moves while they keep coming (``Hub.commit_gather``, issue 19): a write with
-nothing before it goes at once, rows that were waiting when a write ended wait the gathering window for
-more and go in one transaction, and every move is still acknowledged only once it is stored."""
+nothing before it goes at once, and so does one with a single table's rows before it; when the rows of
+several tables were waiting as a write ended they wait the gathering window for more and go in one
+transaction; every move is still acknowledged only once it is stored."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from spades.server.hub import Hub
 from spades.storage.base import EventRow, TableRow
 from spades.storage.memory import MemoryStorage
 
-TABLES = ("t1", "t2", "t3")
+TABLES = ("t1", "t2", "t3", "t4")
 
 
 class Recording(MemoryStorage):
@@ -48,30 +49,30 @@ def _row(seq: int = 1) -> list[EventRow]:
     return [EventRow(seq, "chat", {"name": "Ann", "player": None, "text": "hi"}, None, None, None)]
 
 
-async def _three_moves_during_a_write(hub: Hub, storage: Recording) -> list[Any]:
-    """t1 is being written when t2 arrives; t3 arrives a moment after that write ends."""
+async def _moves_during_a_write(hub: Hub, storage: Recording, waiting: tuple[str, ...], late: str) -> list[Any]:
+    """t1 is being written when the tables ``waiting`` move; ``late`` moves a moment after that write ends."""
     first = asyncio.create_task(hub._store("t1", _row()))
     while not storage.writing.is_set():
         await asyncio.sleep(0.001)
-    second = asyncio.create_task(hub._store("t2", _row()))
-    await asyncio.sleep(0.01)  # t2 waits behind the write under way
+    behind = [asyncio.create_task(hub._store(tid, _row())) for tid in waiting]
+    await asyncio.sleep(0.01)  # they wait behind the write under way
     storage.release.set()
     await first
-    await asyncio.sleep(0.02)  # the write has ended; t2 is still waiting
-    third = asyncio.create_task(hub._store("t3", _row()))
-    return await asyncio.gather(second, third)
+    await asyncio.sleep(0.02)  # the write has ended
+    last = asyncio.create_task(hub._store(late, _row()))
+    return await asyncio.gather(*behind, last)
 
 
-def test_rows_waiting_when_a_write_ends_gather_the_next_moves_into_one_commit() -> None:
+def test_several_tables_waiting_when_a_write_ends_gather_the_next_moves_into_one_commit() -> None:
     async def run() -> None:
         storage = _storage()
-        hub = Hub(storage, commit_gather=2.0)  # (a window far longer than t3 takes to come)
+        hub = Hub(storage, commit_gather=2.0)  # (a window far longer than t4 takes to come)
         try:
-            await _three_moves_during_a_write(hub, storage)
+            await _moves_during_a_write(hub, storage, ("t2", "t3"), "t4")
         finally:
             await hub.stop()
-        assert storage.commits == [["t1"], ["t2", "t3"]]
-        assert [len(storage.load_events(tid)) for tid in TABLES] == [1, 1, 1]  # each stored, once
+        assert storage.commits == [["t1"], ["t2", "t3", "t4"]]
+        assert [len(storage.load_events(tid)) for tid in TABLES] == [1, 1, 1, 1]  # each stored, once
 
     asyncio.run(run())
 
@@ -81,7 +82,22 @@ def test_without_gathering_each_move_waits_only_for_the_write_before_it() -> Non
         storage = _storage()
         hub = Hub(storage, commit_gather=0)
         try:
-            await _three_moves_during_a_write(hub, storage)
+            await _moves_during_a_write(hub, storage, ("t2", "t3"), "t4")
+        finally:
+            await hub.stop()
+        assert storage.commits == [["t1"], ["t2", "t3"], ["t4"]]
+
+    asyncio.run(run())
+
+
+def test_one_table_waiting_when_a_write_ends_is_written_at_once() -> None:
+    """A lightly loaded server: one table's rows behind a write do not wait for a minute's window."""
+
+    async def run() -> None:
+        storage = _storage()
+        hub = Hub(storage, commit_gather=60.0)
+        try:
+            await asyncio.wait_for(_moves_during_a_write(hub, storage, ("t2",), "t3"), 10)
         finally:
             await hub.stop()
         assert storage.commits == [["t1"], ["t2"], ["t3"]]
@@ -122,7 +138,7 @@ def test_a_refused_batch_in_a_group_commit_keeps_only_itself_out() -> None:
         finally:
             await hub.stop()
         assert isinstance(got[0], Exception) and got[1] is None
-        assert [len(storage.load_events(tid)) for tid in TABLES] == [1, 1, 1]
+        assert [len(storage.load_events(tid)) for tid in TABLES] == [1, 1, 1, 0]
 
     asyncio.run(run())
 

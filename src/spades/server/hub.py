@@ -90,13 +90,20 @@ def default_level(levels: BotLevels = LEVELS) -> str:
 
 
 COMMIT_GATHER = 0.003
-"""Seconds a group commit waits for more rows when rows were already waiting as the last write ended
-(moves are coming faster than they are written); a write with nothing before it goes at once. Each
+"""Seconds a group commit waits for more rows when the rows of ``GATHER_SIBLINGS`` tables or more were
+already waiting as the last write ended (moves are coming faster than they are written); a write with
+nothing before it goes at once. Each
 commit has a fixed cost (the transaction, SQLite's commit, the thread hand-off and the interpreter lock
 passed back and forth), which a few rows per commit made most of the database thread's work: at 3,000
 players 5.5 rows a commit and 51 µs of the database thread's CPU per row; gathering 3 ms, 10.7 rows and
 39 µs, and 0.32 to 0.27 ms of the whole server's CPU per event, for about 1 ms more to the median move's
 acknowledgement (``benchmarks/README.md``, issue 19). PostgreSQL's ``commit_delay`` is the same idea."""
+
+GATHER_SIBLINGS = 2
+"""Tables whose rows must be waiting as a write ends for the next one to gather (PostgreSQL's
+``commit_siblings``): a lightly loaded server, where one table's rows at a time wait, writes at once (at
+1,000 players gathering after a single table's rows took the median acknowledgement from 1.2 to 2.1 ms,
+after two tables' 1.4 ms, for the same CPU)."""
 
 GATHER_TABLES = 100
 """A group commit with this many tables' rows waiting is written without gathering more."""
@@ -285,9 +292,9 @@ class Hub:
 
         Group commit: while the database thread writes one transaction, the rows of every table that
         arrive meanwhile wait and go together in the next one, so a busy server makes one write (and one
-        thread hand-off) for many actions, and an idle one writes at once. While moves keep coming (rows
-        are waiting when a write ends) the next write also waits ``commit_gather`` seconds for more
-        (``COMMIT_GATHER``)."""
+        thread hand-off) for many actions, and an idle one writes at once. While moves keep coming (the
+        rows of several tables are waiting when a write ends) the next write also waits ``commit_gather``
+        seconds for more (``COMMIT_GATHER``)."""
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append((table_id, rows, fut))
         if not self._writing:
@@ -299,7 +306,7 @@ class Hub:
         try:
             wrote = False
             while self._pending:
-                if wrote and self.commit_gather > 0 and len(self._pending) < GATHER_TABLES:
+                if wrote and self.commit_gather > 0 and GATHER_SIBLINGS <= len(self._pending) < GATHER_TABLES:
                     await asyncio.sleep(self.commit_gather)  # moves keep coming: gather more of them
                 wrote = True
                 batch, self._pending = self._pending, []
