@@ -10,11 +10,12 @@ import threading
 import time
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from spades.cli import app as cli
 from spades.server.hub import Hub
-from spades.storage.base import EventRow, TableRow
+from spades.storage.base import DuplicateError, EventRow, TableRow
 from spades.storage.memory import MemoryStorage
 
 TABLES = ("t1", "t2", "t3", "t4")
@@ -63,29 +64,21 @@ async def _moves_during_a_write(hub: Hub, storage: Recording, waiting: tuple[str
     return await asyncio.gather(*behind, last)
 
 
-def test_several_tables_waiting_when_a_write_ends_gather_the_next_moves_into_one_commit() -> None:
+@pytest.mark.parametrize(("gather", "commits"), [
+    (2.0, [["t1"], ["t2", "t3", "t4"]]),  # (a window far longer than t4 takes to come): gathered
+    (0.0, [["t1"], ["t2", "t3"], ["t4"]]),  # no window: each waits only for the write before it
+])
+def test_several_tables_waiting_when_a_write_ends_gather_the_next_moves_into_one_commit(
+        gather: float, commits: list[list[str]]) -> None:
     async def run() -> None:
         storage = _storage()
-        hub = Hub(storage, commit_gather=2.0)  # (a window far longer than t4 takes to come)
+        hub = Hub(storage, commit_gather=gather)
         try:
             await _moves_during_a_write(hub, storage, ("t2", "t3"), "t4")
         finally:
             await hub.stop()
-        assert storage.commits == [["t1"], ["t2", "t3", "t4"]]
+        assert storage.commits == commits
         assert [len(storage.load_events(tid)) for tid in TABLES] == [1, 1, 1, 1]  # each stored, once
-
-    asyncio.run(run())
-
-
-def test_without_gathering_each_move_waits_only_for_the_write_before_it() -> None:
-    async def run() -> None:
-        storage = _storage()
-        hub = Hub(storage, commit_gather=0)
-        try:
-            await _moves_during_a_write(hub, storage, ("t2", "t3"), "t4")
-        finally:
-            await hub.stop()
-        assert storage.commits == [["t1"], ["t2", "t3"], ["t4"]]
 
     asyncio.run(run())
 
@@ -137,7 +130,7 @@ def test_a_refused_batch_in_a_group_commit_keeps_only_itself_out() -> None:
             got = await asyncio.gather(*late, return_exceptions=True)
         finally:
             await hub.stop()
-        assert isinstance(got[0], Exception) and got[1] is None
+        assert isinstance(got[0], DuplicateError) and got[1] is None
         assert [len(storage.load_events(tid)) for tid in TABLES] == [1, 1, 1, 0]
 
     asyncio.run(run())

@@ -92,12 +92,12 @@ def default_level(levels: BotLevels = LEVELS) -> str:
 COMMIT_GATHER = 0.003
 """Seconds a group commit waits for more rows when the rows of ``GATHER_SIBLINGS`` tables or more were
 already waiting as the last write ended (moves are coming faster than they are written); a write with
-nothing before it goes at once. Each
-commit has a fixed cost (the transaction, SQLite's commit, the thread hand-off and the interpreter lock
-passed back and forth), which a few rows per commit made most of the database thread's work: at 3,000
-players 5.5 rows a commit and 51 µs of the database thread's CPU per row; gathering 3 ms, 10.7 rows and
-39 µs, and 0.32 to 0.27 ms of the whole server's CPU per event, for about 1 ms more to the median move's
-acknowledgement (``benchmarks/README.md``, issue 19). PostgreSQL's ``commit_delay`` is the same idea."""
+nothing before it goes at once. Each commit has a fixed cost (the transaction, SQLite's commit, the
+thread hand-off and the interpreter lock passed back and forth), which a few rows per commit made most
+of the database thread's work: at 3,000 players 5.5 rows a commit and 51 µs of the database thread's CPU
+per row; gathering 3 ms, 10.7-14.4 rows and 39-41 µs, and 0.32-0.33 to 0.27-0.31 ms of the whole server's
+CPU per event, for 0.3-3 ms more to the median move's acknowledgement (``benchmarks/README.md``, issue
+19). PostgreSQL's ``commit_delay`` is the same idea."""
 
 GATHER_SIBLINGS = 2
 """Tables whose rows must be waiting as a write ends for the next one to gather (PostgreSQL's
