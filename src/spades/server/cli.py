@@ -10,6 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
+from spades.server.config import COMMIT_GATHER
+
 CONFIG_ENV = "SPADES_SERVE_CONFIG"
 """How ``spades serve --workers N`` hands its settings to each worker process."""
 
@@ -156,7 +158,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                  "'busy, try again' (0.5 to 60)")] = 5.0,
         commit_gather_ms: Annotated[float, typer.Option(
             help="milliseconds the group commit waits for more moves while they keep coming (0 to 50; 0: "
-                 "never)")] = 3.0,
+                 "never)")] = COMMIT_GATHER * 1000,
         sockets_per_player: Annotated[int, typer.Option(
             help="table sockets one player may hold open at once in this process")] = 20,
         idle_table_seconds: Annotated[float, typer.Option(

@@ -6,6 +6,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+COMMIT_GATHER = 0.003
+"""Seconds a group commit waits for more rows when the rows of ``spades.server.hub.GATHER_SIBLINGS``
+tables or more were already waiting as the last write ended (moves are coming faster than they are
+written); a write with nothing before it goes at once. Each commit has a fixed cost (the transaction,
+SQLite's commit, the thread hand-off and the interpreter lock passed back and forth), which a few rows
+per commit made most of the database thread's work: at 3,000 players 5.5 rows a commit and 51 µs of the
+database thread's CPU per row; gathering 3 ms, 10.7-14.4 rows and 39-41 µs, and 0.32-0.33 to 0.27-0.31
+ms of the whole server's CPU per event, for 0.3-3 ms more to the median move's acknowledgement
+(``benchmarks/README.md``, issue 19). PostgreSQL's ``commit_delay`` is the same idea."""
+
 
 @dataclass
 class ServerConfig:
@@ -38,9 +48,9 @@ class ServerConfig:
     """Seconds a move or a request waits for the database (another process holding SQLite's lock, a
     stalled server) before it is answered "busy, try again" (ws ``storage_busy``, HTTP 503) with nothing
     stored; ``/readyz`` then answers 503 too."""
-    commit_gather: float = 0.003
-    """Seconds a group commit waits for more moves while they keep coming (``spades.server.hub.COMMIT_GATHER``;
-    0: it never waits). A move is still acknowledged only once it is stored."""
+    commit_gather: float = COMMIT_GATHER
+    """Seconds a group commit waits for more moves while they keep coming (``COMMIT_GATHER``; 0: it never
+    waits). A move is still acknowledged only once it is stored."""
     sockets_per_player: int = 20
     """Table sockets one player may hold open at once in one server process (tabs, tables, spectating); the
     next is refused with ``too_many_sockets`` and closed (policy code 1008)."""

@@ -31,6 +31,7 @@ from spades.core.errors import SpadesError
 from spades.core.record import record_of
 from spades.core.view import HandView, action_to_dict, view_hand
 from spades.server.accounts import AttemptLimiter, LocalLimiter, LoginLimiter
+from spades.server.config import COMMIT_GATHER
 from spades.server.parts import Bus, LocalOwnership, NoBus, Ownership, Published
 from spades.server.protocol import (
     MAX_CHAT,
@@ -88,16 +89,6 @@ def default_level(levels: BotLevels = LEVELS) -> str:
     """The bot level that stands in for absent players: ``normal`` when it exists."""
     return "normal" if "normal" in levels else next(iter(levels))
 
-
-COMMIT_GATHER = 0.003
-"""Seconds a group commit waits for more rows when the rows of ``GATHER_SIBLINGS`` tables or more were
-already waiting as the last write ended (moves are coming faster than they are written); a write with
-nothing before it goes at once. Each commit has a fixed cost (the transaction, SQLite's commit, the
-thread hand-off and the interpreter lock passed back and forth), which a few rows per commit made most
-of the database thread's work: at 3,000 players 5.5 rows a commit and 51 µs of the database thread's CPU
-per row; gathering 3 ms, 10.7-14.4 rows and 39-41 µs, and 0.32-0.33 to 0.27-0.31 ms of the whole server's
-CPU per event, for 0.3-3 ms more to the median move's acknowledgement (``benchmarks/README.md``, issue
-19). PostgreSQL's ``commit_delay`` is the same idea."""
 
 GATHER_SIBLINGS = 2
 """Tables whose rows must be waiting as a write ends for the next one to gather (PostgreSQL's
