@@ -312,6 +312,53 @@ def _legal_json(hand: Hand, seat: int | None) -> list[dict[str, Any]]:
     return [_choice_json(seat, kind, k, cards if k else ())]
 
 
+Marks = tuple[int | None, int | None, bool]
+"""``trick_marks``: whose turn, who wins the cards on the table, whether spades are broken."""
+
+
+def trick_marks(hand: Hand) -> Marks:
+    """The three shared fields a card played into an open trick changes beyond what the card itself says
+    (``act_on``), as the hand stands: the view's ``to_act``, ``trick_winner`` and ``broken``."""
+    return None if hand.is_over else hand.to_act, hand.win_seat if hand.current else None, hand.broken
+
+
+def played_change(hand: Hand, before: Marks) -> dict[str, Any] | None:
+    """What changed in the shared view fields when a card just played left its trick open, beyond
+    ``act_on`` of the card: those of ``to_act``, ``broken`` and ``trick_winner`` (in the view's order) that
+    differ from ``before`` (``trick_marks`` of the view before the card). ``None`` when the card did more
+    (closed its trick, ended the play): then the views are compared (``change_of``).
+
+    The engine's own answer, worked out from the hand alone: neither view is built. It is exactly
+    ``change_of`` of the two views (``tests/core/test_view_parts.py`` holds the two to each other in every
+    preset), and a table sends it for most cards (``spades.server.protocol.play_payloads``, issue 19)."""
+    if hand.phase is not Phase.PLAY or not hand.current:
+        return None
+    after = trick_marks(hand)
+    out: dict[str, Any] = {}
+    if after[0] != before[0]:
+        out["to_act"] = after[0]
+    if after[2] != before[2]:
+        out["broken"] = after[2]
+    if after[1] != before[1]:
+        out["trick_winner"] = after[1]
+    return out
+
+
+def played_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, Any]:
+    """What changed in ``viewer``'s own view fields when ``player``'s card left its trick open (beyond
+    ``act_on``, which takes the card from the player's hand): the seat to act now gets its plays, the
+    player has no legal action left, and nobody else's own fields change. ``change_of`` of the two views'
+    own fields (``played_change``)."""
+    if viewer is None:
+        return {}
+    if viewer == hand.to_act:
+        codes = CARD_CODES
+        return {"legal_plays": [codes[c] for c in hand.legal_cards(viewer)]}
+    if viewer == player:
+        return {"legal": []}
+    return {}
+
+
 def change_of(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """What changed from ``before`` to ``after`` (two states a client is shown, or two views), so that
     ``apply_change(before, change_of(before, after)) == after``. Pure: values are compared, no rule is

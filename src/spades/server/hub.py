@@ -44,6 +44,7 @@ from spades.server.protocol import (
     event_payloads,
     full_state,
     parse_action,
+    play_payloads,
     project_event,
 )
 from spades.server.table import Seat, TableState
@@ -742,8 +743,15 @@ class Hub:
         if not conns:
             t.shown = None  # nobody to send to: whoever comes gets a whole state first
             return
-        texts, t.shown = event_payloads(rows, t.rules.layout, [v for _, v in conns], self.public_state(t),
-                                        t.own_fields, t.shown, info)
+        viewers = [v for _, v in conns]
+        clock_free = t.id not in self.deadlines and t.rules.time_limit_minutes is None
+        fast = play_payloads(rows, t.rules.layout, viewers, t.game.hand if t.game.hands else None, t.own_fields,
+                             t.shown, partial(self.public_state, t), info, clock_free)
+        if fast is None:
+            texts, t.shown = event_payloads(rows, t.rules.layout, viewers, self.public_state(t), t.own_fields,
+                                            t.shown, info)
+        else:
+            texts, t.shown = fast
         for conn, viewer in conns:
             for text in texts[viewer]:
                 conn.send_text(text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -22,7 +22,18 @@ from spades.core.errors import CardError, IllegalActionError, SpadesError
 from spades.core.hand import Hand
 from spades.core.record import parse_bid
 from spades.core.rules import Layout
-from spades.core.view import act_on, action_seen, action_to_dict, change_of, close_trick, closed_trick
+from spades.core.view import (
+    Marks,
+    act_on,
+    action_seen,
+    action_to_dict,
+    change_of,
+    close_trick,
+    closed_trick,
+    played_change,
+    played_own_change,
+    trick_marks,
+)
 from spades.storage.base import EventRow
 
 PROTOCOL_VERSION = 2
@@ -329,6 +340,14 @@ class Shown:
     tricks: list[Any] | None
     sides: list[Any] | None
     own_json: dict[int | None, str]
+    marks: Marks | None = None
+    """The view's ``to_act``, ``trick_winner`` and ``broken`` (``trick_marks``) when no clock ran in the
+    state (no seconds left on the turn or the game), for ``play_payloads``; ``None`` otherwise."""
+
+    @property
+    def viewers(self) -> frozenset[int | None]:
+        """The viewers who were sent it."""
+        return frozenset(self.own_json)
 
     @property
     def public(self) -> dict[str, Any]:
@@ -361,7 +380,88 @@ def shown_as(seq: int, public: dict[str, Any], own: dict[int | None, dict[str, A
         tricks = view.pop("tricks")
         sides = view.pop("sides")
     rest = {k: v for k, v in public.items() if k != "view"}
-    return Shown(seq, rest, dumps(view), tricks, sides, {v: dumps(o) for v, o in own.items()})
+    turn = public.get("turn")
+    marks: Marks | None = None
+    if (view is not None and public.get("game_seconds_left") is None
+            and (not isinstance(turn, dict) or turn.get("seconds_left") is None)):
+        marks = (view["to_act"], view["trick_winner"], view["broken"])
+    return Shown(seq, rest, dumps(view), tricks, sides, {v: dumps(o) for v, o in own.items()}, marks)
+
+
+STATELESS_KINDS = frozenset({"chat"})
+"""Rows that change nothing of any viewer's state (``play_payloads`` sends them with an empty change)."""
+
+
+@dataclass(frozen=True)
+class Live:
+    """What a table's viewers were last sent when nothing of it is kept: the table's own state as it
+    stands, as of event ``seq``, sent to ``viewers``, with ``marks`` (``trick_marks``) then and no clock
+    running. A table keeps this instead of a ``Shown`` after a card that left its trick open when the next
+    card will too (``play_payloads``): that card's change is then the engine's, and nothing needs the
+    state it follows. Any other event after a ``Live`` sends whole states (``event_payloads``)."""
+
+    seq: int
+    viewers: frozenset[int | None]
+    marks: Marks
+
+
+def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | None], hand: Hand | None,
+                  own: Callable[[int | None], dict[str, Any]], shown: Shown | Live | None,
+                  public: Callable[[], dict[str, Any]], table: dict[str, Any] | None = None,
+                  clock_free: bool = False) -> tuple[dict[int | None, list[str]], Shown | Live] | None:
+    """``event_payloads`` of a lone card played that left its trick open, with the change the engine
+    gives (``spades.core.view.played_change`` and ``played_own_change``) instead of building each
+    viewer's state and comparing it with the one sent before: the same messages, encoded once per
+    distinct payload (``tests/server/test_play_payloads.py`` holds the two to each other in every preset).
+    A chat line (``STATELESS_KINDS``) changes nothing: an empty change, and what was shown stays. ``None``
+    for any other event, or when the viewers were not shown the state just before it, or when a clock runs
+    (``clock_free`` False: a turn or game clock ticks, so the state changes with time): the caller asks
+    ``event_payloads``.
+
+    What they have been shown after it: ``Live`` when the next card will leave the trick open too (it
+    needs no state to be compared with), else the ``Shown`` state built from ``public()`` and ``own``."""
+    if not clock_free or hand is None or shown is None or shown.marks is None or len(rows) != 1:
+        return None
+    row = rows[0]
+    if row.seq != shown.seq + 1:
+        return None
+    if row.kind in STATELESS_KINDS:  # nothing of the state changed: an empty change, if all saw it
+        if not shown.viewers.issuperset(viewers):
+            return None
+        msg = {**event_message(row.seq, project_event(row, None, layout)), "change": {}}
+        if table is not None:
+            msg["table"] = table
+        text = [encode_message(msg)]
+        return {v: text for v in viewers}, replace(shown, seq=row.seq)
+    if row.kind != "action" or row.data["action"]["a"] != "play":
+        return None
+    shared = played_change(hand, shown.marks)
+    if shared is None:
+        return None
+    action = decode_action(row.data["action"])
+    player = action.seat
+    head = event_message(row.seq, project_event(row, None, layout, action))  # (a card is seen alike by all)
+    known = shown.viewers
+    texts: dict[Any, list[str]] = {}
+    out: dict[int | None, list[str]] = {}
+    for v in dict.fromkeys(viewers):
+        fresh = v not in known  # (opened since: it was shown the state, but none of its own fields)
+        key = ("fresh", v) if fresh else v if v == player or v == hand.to_act else "other"
+        got = texts.get(key)
+        if got is None:
+            mine = own(v) if fresh else played_own_change(hand, v, player)
+            view = {**shared, **mine}
+            msg = {**head, "change": {"view": view} if view else {}}
+            if table is not None:
+                msg["table"] = table
+            got = texts[key] = [encode_message(msg)]
+        out[v] = got
+    after: Shown | Live
+    if len(hand.current) + 1 < hand.n:
+        after = Live(row.seq, frozenset(out), trick_marks(hand))
+    else:
+        after = shown_as(row.seq, public(), {v: own(v) for v in out})
+    return out, after
 
 
 FULL_STATE_KINDS = frozenset({"seat"})
@@ -376,21 +476,22 @@ def full_state(public: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
 
 
 def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | None], public: dict[str, Any],
-                   own: Callable[[int | None], dict[str, Any]], shown: Shown | None,
+                   own: Callable[[int | None], dict[str, Any]], shown: Shown | Live | None,
                    table: dict[str, Any] | None = None) -> tuple[dict[int | None, list[str]], Shown]:
     """The encoded messages each viewer gets for new rows, and what they have been shown after them.
 
     Each row is an event message (``event_message``) projected for the viewer (``project_event``). The last one carries
     the viewer's ``change`` (``spades.core.view.change_of``: the fields of the shared state that changed
     since ``shown``, and of the viewer's own view fields; a viewer not in ``shown`` gets all its own
-    fields), or its whole ``state`` when nothing was shown before (``shown`` is ``None`` or not at the
-    event before these rows) or a row of ``FULL_STATE_KINDS`` is among them. ``turn`` is always in a
+    fields), or its whole ``state`` when nothing was shown before (``shown`` is ``None``, a ``Live`` that
+    kept nothing to compare with, or not at the event before these rows) or a row of ``FULL_STATE_KINDS``
+    is among them. ``turn`` is always in a
     change (its seconds left count down). ``table`` goes on the last message when given. Each distinct
     payload is encoded once and shared by every viewer that gets it."""
     viewers = list(dict.fromkeys(viewers))
     owns = {v: own(v) for v in viewers}
     after = shown_as(rows[-1].seq, public, owns)
-    full = (shown is None or shown.seq != rows[0].seq - 1 or public.get("view") is None
+    full = (not isinstance(shown, Shown) or shown.seq != rows[0].seq - 1 or public.get("view") is None
             or any(r.kind in FULL_STATE_KINDS for r in rows))
     # Rows every viewer sees alike are projected and encoded once.
     private = any(r.kind == "seed" or (r.kind == "action" and r.data["action"]["a"] in ("pass", "discard", "draw"))
@@ -399,7 +500,7 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
     actions = [decode_action(r.data["action"]) if r.kind == "action" else None for r in rows]
     acts = [] if full else [action_to_dict(a, marked=True) for a in actions if isinstance(a, Play | Bid)]
     if not full:
-        assert shown is not None
+        assert isinstance(shown, Shown)
         base = shown.public
         for a in acts:  # what the client does with a bid or a card played (``apply_event``)
             base = {**base, "view": act_on(base["view"], a)}
@@ -425,7 +526,7 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
         if full:
             key: tuple[Any, ...] = ("state", v)
         else:
-            assert shown is not None
+            assert isinstance(shown, Shown)
             was = shown.own_json.get(v)
             if was is not None and was == after.own_json[v] and all(a["seat"] != v for a in acts):
                 # The same fields as last sent, and no action by the viewer's own seat (another seat's

@@ -1,0 +1,66 @@
+"""The engine's change for a card played (``play_payloads``) is exactly what comparing the states gives
+(``event_payloads``): in seeded games of every preset, through the hub's own send path, every message a
+table sends is the one the comparison would have sent, and no event ever falls back to whole states for
+want of a state to compare with (``Live``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+import spades.server.hub as hub_module
+from spades.core.presets import PRESETS, load_rules
+from spades.server.protocol import Live, event_payloads, play_payloads
+
+from .event_streams import run
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_engines_change_is_the_comparisons(preset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    counts: Counter[str] = Counter()
+    shadow: dict[str, Any] = {"shown": None, "expected": None}
+
+    def fast(rows: Any, layout: Any, viewers: Any, hand: Any, own: Any, shown: Any, public: Any,
+             table: Any = None, clock_free: bool = False) -> Any:
+        viewers = list(viewers)
+        # What comparing the states sends, kept beside the table's own (which may be a ``Live``).
+        shadow["expected"], shadow["shown"] = event_payloads(rows, layout, viewers, public(), own, shadow["shown"],
+                                                             table)
+        got = play_payloads(rows, layout, viewers, hand, own, shown, public, table, clock_free)
+        if got is not None:
+            counts["live" if isinstance(got[1], Live) else "fast"] += 1
+            assert got[0] == shadow["expected"], rows
+        return got
+
+    def slow(rows: Any, layout: Any, viewers: Any, public: Any, own: Any, shown: Any, table: Any = None) -> Any:
+        got = event_payloads(rows, layout, viewers, public, own, shown, table)
+        counts["slow"] += 1
+        if isinstance(shown, Live):
+            counts["whole states for want of a state"] += 1
+        else:
+            assert got[0] == shadow["expected"], rows
+        return got
+
+    monkeypatch.setattr(hub_module, "play_payloads", fast)
+    monkeypatch.setattr(hub_module, "event_payloads", slow)
+    run(preset, seed=sum(map(ord, preset)) + 1, batches=300)
+    assert counts["whole states for want of a state"] == 0, counts
+    assert counts["fast"] > 0 and counts["slow"] > 0, counts  # (both paths were taken)
+    # Nothing is kept while a trick stays open after the next card (never with two seats: it closes).
+    assert (counts["live"] > 0) == (load_rules(preset).layout.n > 2), counts
+
+
+def test_a_running_clock_takes_the_comparison(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the turn clock running the state changes with time: every event is compared."""
+    taken: Counter[bool] = Counter()
+
+    def fast(*args: Any, **kwargs: Any) -> Any:
+        got = play_payloads(*args, **kwargs)
+        taken[got is not None] += 1
+        return got
+
+    monkeypatch.setattr(hub_module, "play_payloads", fast)
+    run("standard", seed=5, batches=120, timed=True)
+    assert taken[True] == 0 and taken[False] > 100, taken
