@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import spades.server.hub as hub_module
-from spades.core.presets import PRESETS, load_rules
+from spades.core.presets import PRESETS
 from spades.server.protocol import Live, event_payloads, play_payloads
 
 from .event_streams import run
@@ -47,9 +47,8 @@ def test_the_engines_change_is_the_comparisons(preset: str, monkeypatch: pytest.
     monkeypatch.setattr(hub_module, "event_payloads", slow)
     run(preset, seed=sum(map(ord, preset)) + 1, batches=300)
     assert counts["whole states for want of a state"] == 0, counts
-    assert counts["fast"] > 0 and counts["slow"] > 0, counts  # (both paths were taken)
-    # Nothing is kept while a trick stays open after the next card (never with two seats: it closes).
-    assert (counts["live"] > 0) == (load_rules(preset).layout.n > 2), counts
+    # Both paths were taken, and nothing was kept to compare with for most cards (all but a hand's last two).
+    assert counts["fast"] > 0 and counts["slow"] > 0 and counts["live"] > counts["fast"], counts
 
 
 def test_a_running_clock_takes_the_comparison(monkeypatch: pytest.MonkeyPatch) -> None:

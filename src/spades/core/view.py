@@ -312,43 +312,55 @@ def _legal_json(hand: Hand, seat: int | None) -> list[dict[str, Any]]:
     return [_choice_json(seat, kind, k, cards if k else ())]
 
 
-Marks = tuple[int | None, int | None, bool]
-"""``trick_marks``: whose turn, who wins the cards on the table, whether spades are broken."""
+Marks = tuple[int | None, int | None, bool, list[dict[str, Any]]]
+"""``trick_marks``: whose turn, who wins the cards on the table, whether spades are broken, and the
+contracts' statuses as clients receive them (a list shared with the hand, never to be changed)."""
 
 
 def trick_marks(hand: Hand) -> Marks:
-    """The three shared fields a card played into an open trick changes beyond what the card itself says
-    (``act_on``), as the hand stands: the view's ``to_act``, ``trick_winner`` and ``broken``."""
-    return None if hand.is_over else hand.to_act, hand.win_seat if hand.current else None, hand.broken
+    """The shared fields a card played changes beyond what the card itself says (``act_on``) and its
+    trick's close (``close_trick``), as the hand stands: the view's ``to_act``, ``trick_winner``, ``broken``
+    and ``sides``."""
+    return (None if hand.is_over else hand.to_act, hand.win_seat if hand.current else None, hand.broken,
+            _sides_json(hand))
 
 
 def played_change(hand: Hand, before: Marks) -> dict[str, Any] | None:
-    """What changed in the shared view fields when a card just played left its trick open, beyond
-    ``act_on`` of the card: those of ``to_act``, ``broken`` and ``trick_winner`` (in the view's order) that
-    differ from ``before`` (``trick_marks`` of the view before the card). ``None`` when the card did more
-    (closed its trick, ended the play): then the views are compared (``change_of``).
+    """What changed in the shared view fields when a card was just played and the hand's play goes on,
+    beyond ``act_on`` of the card and, when the card closed its trick, ``close_trick``: ``won`` (the
+    trick's winner) for a trick closed, then those of ``to_act``, ``broken``, ``trick_winner`` (while the
+    trick is open) and ``sides`` (once it closed) that differ from ``before`` (``trick_marks`` of the view
+    before the card), in the view's order. ``None`` when the play is over (the hand's last card): then the
+    views are compared (``change_of``).
 
-    The engine's own answer, worked out from the hand alone: neither view is built. It is exactly
-    ``change_of`` of the two views (``tests/core/test_view_parts.py`` holds the two to each other in every
-    preset), and a table sends it for most cards (``spades.server.protocol.play_payloads``, issue 19)."""
-    if hand.phase is not Phase.PLAY or not hand.current:
+    The engine's own answer, worked out from the hand alone: neither view is built. It is exactly what
+    comparing the two views gives (``spades.server.protocol.event_payloads``;
+    ``tests/server/test_play_payloads.py`` holds the two to each other in every preset), and a table sends
+    it for every card but a hand's last (``spades.server.protocol.play_payloads``, issue 19)."""
+    if hand.phase is not Phase.PLAY:
         return None
     after = trick_marks(hand)
     out: dict[str, Any] = {}
+    closed = not hand.current
+    if closed:
+        out["won"] = hand.tricks[-1].winner
     if after[0] != before[0]:
         out["to_act"] = after[0]
     if after[2] != before[2]:
         out["broken"] = after[2]
-    if after[1] != before[1]:
-        out["trick_winner"] = after[1]
+    if not closed:
+        if after[1] != before[1]:
+            out["trick_winner"] = after[1]
+    elif after[3] is not before[3]:
+        out.update(change_of({"sides": before[3]}, {"sides": after[3]}))
     return out
 
 
 def played_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, Any]:
-    """What changed in ``viewer``'s own view fields when ``player``'s card left its trick open (beyond
-    ``act_on``, which takes the card from the player's hand): the seat to act now gets its plays, the
-    player has no legal action left, and nobody else's own fields change. ``change_of`` of the two views'
-    own fields (``played_change``)."""
+    """What changed in ``viewer``'s own view fields when ``player`` played a card and the hand's play goes
+    on (beyond ``act_on``, which takes the card from the player's hand): the seat to act now gets its
+    plays, the player (when not to act again, as a trick's winner) has no legal action left, and nobody
+    else's own fields change. What comparing the two views' own fields gives (``played_change``)."""
     if viewer is None:
         return {}
     if viewer == hand.to_act:

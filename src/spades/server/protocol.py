@@ -382,9 +382,9 @@ def shown_as(seq: int, public: dict[str, Any], own: dict[int | None, dict[str, A
     rest = {k: v for k, v in public.items() if k != "view"}
     turn = public.get("turn")
     marks: Marks | None = None
-    if (view is not None and public.get("game_seconds_left") is None
+    if (view is not None and sides is not None and public.get("game_seconds_left") is None
             and (not isinstance(turn, dict) or turn.get("seconds_left") is None)):
-        marks = (view["to_act"], view["trick_winner"], view["broken"])
+        marks = (view["to_act"], view["trick_winner"], view["broken"], sides)
     return Shown(seq, rest, dumps(view), tricks, sides, {v: dumps(o) for v, o in own.items()}, marks)
 
 
@@ -396,9 +396,10 @@ STATELESS_KINDS = frozenset({"chat"})
 class Live:
     """What a table's viewers were last sent when nothing of it is kept: the table's own state as it
     stands, as of event ``seq``, sent to ``viewers``, with ``marks`` (``trick_marks``) then and no clock
-    running. A table keeps this instead of a ``Shown`` after a card that left its trick open when the next
-    card will too (``play_payloads``): that card's change is then the engine's, and nothing needs the
-    state it follows. Any other event after a ``Live`` sends whole states (``event_payloads``)."""
+    running. A table keeps this instead of a ``Shown`` after a card when the next card is not the hand's
+    last (``play_payloads``): that card's change is then the engine's, and nothing needs the state it
+    follows. Any other event after a ``Live`` sends whole states (``event_payloads``); none comes in play
+    but a chat line (kept ``Live``), a seat change (whole states anyway) or a clock started."""
 
     seq: int
     viewers: frozenset[int | None]
@@ -409,7 +410,7 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
                   own: Callable[[int | None], dict[str, Any]], shown: Shown | Live | None,
                   public: Callable[[], dict[str, Any]], table: dict[str, Any] | None = None,
                   clock_free: bool = False) -> tuple[dict[int | None, list[str]], Shown | Live] | None:
-    """``event_payloads`` of a lone card played that left its trick open, with the change the engine
+    """``event_payloads`` of a lone card played while the hand's play goes on, with the change the engine
     gives (``spades.core.view.played_change`` and ``played_own_change``) instead of building each
     viewer's state and comparing it with the one sent before: the same messages, encoded once per
     distinct payload (``tests/server/test_play_payloads.py`` holds the two to each other in every preset).
@@ -418,8 +419,9 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
     (``clock_free`` False: a turn or game clock ticks, so the state changes with time): the caller asks
     ``event_payloads``.
 
-    What they have been shown after it: ``Live`` when the next card will leave the trick open too (it
-    needs no state to be compared with), else the ``Shown`` state built from ``public()`` and ``own``."""
+    What they have been shown after it: ``Live`` unless the next card is the hand's last (which ends the
+    hand, and is compared with the state it follows), else the ``Shown`` state built from ``public()`` and
+    ``own``."""
     if not clock_free or hand is None or shown is None or shown.marks is None or len(rows) != 1:
         return None
     row = rows[0]
@@ -457,7 +459,7 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
             got = texts[key] = [encode_message(msg)]
         out[v] = got
     after: Shown | Live
-    if len(hand.current) + 1 < hand.n:
+    if hand.trick_no + 1 < hand.layout.hand_size or len(hand.current) + 1 < hand.n:  # (the next is not the last card)
         after = Live(row.seq, frozenset(out), trick_marks(hand))
     else:
         after = shown_as(row.seq, public(), {v: own(v) for v in out})
