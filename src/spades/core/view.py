@@ -313,47 +313,47 @@ def _legal_json(hand: Hand, seat: int | None) -> list[dict[str, Any]]:
 
 
 Marks = tuple[int | None, int | None, bool, list[dict[str, Any]]]
-"""``trick_marks``: whose turn, who wins the cards on the table, whether spades are broken, and the
-contracts' statuses as clients receive them (a list shared with the hand, never to be changed)."""
+"""The shared view fields a card played changes beyond what the card itself says (``act_on``) and its
+trick's close (``close_trick``): the view's ``to_act``, ``trick_winner``, ``broken`` and ``sides`` (the
+contracts' statuses as clients receive them: a list shared with the hand, never to be changed)."""
 
 
-def trick_marks(hand: Hand) -> Marks:
-    """The shared fields a card played changes beyond what the card itself says (``act_on``) and its
-    trick's close (``close_trick``), as the hand stands: the view's ``to_act``, ``trick_winner``, ``broken``
-    and ``sides``."""
-    return (None if hand.is_over else hand.to_act, hand.win_seat if hand.current else None, hand.broken,
-            _sides_json(hand))
-
-
-def played_change(hand: Hand, before: Marks) -> dict[str, Any] | None:
+def played_change(hand: Hand, before: Marks) -> tuple[dict[str, Any], Marks] | None:
     """What changed in the shared view fields when a card was just played and the hand's play goes on,
     beyond ``act_on`` of the card and, when the card closed its trick, ``close_trick``: ``won`` (the
     trick's winner) for a trick closed, then those of ``to_act``, ``broken``, ``trick_winner`` (while the
-    trick is open) and ``sides`` (once it closed) that differ from ``before`` (``trick_marks`` of the view
-    before the card), in the view's order. ``None`` when the play is over (the hand's last card): then the
-    views are compared (``change_of``).
+    trick is open) and ``sides`` (once it closed) that differ from ``before`` (the ``Marks`` of the view
+    before the card), in the view's order; with the marks after the card. ``None`` when the play is over
+    (the hand's last card): then the views are compared (``change_of``).
 
-    The engine's own answer, worked out from the hand alone: neither view is built. It is exactly what
-    comparing the two views gives (``spades.server.protocol.event_payloads``;
-    ``tests/server/test_play_payloads.py`` holds the two to each other in every preset), and a table sends
-    it for every card but a hand's last (``spades.server.protocol.play_payloads``, issue 19)."""
+    The engine's own answer, worked out from the hand alone: neither view is built, and while a trick is
+    open the statuses are not asked for (what they read, the bids and the tricks taken, changes only
+    when a trick closes). It is exactly what comparing the two views gives
+    (``spades.server.protocol.event_payloads``; ``tests/server/test_play_payloads.py`` holds the two to
+    each other in every preset), and a table sends it for every card but a hand's last
+    (``spades.server.protocol.play_payloads``, issue 19)."""
     if hand.phase is not Phase.PLAY:
         return None
-    after = trick_marks(hand)
     out: dict[str, Any] = {}
-    closed = not hand.current
-    if closed:
-        out["won"] = hand.tricks[-1].winner
-    if after[0] != before[0]:
-        out["to_act"] = after[0]
-    if after[2] != before[2]:
-        out["broken"] = after[2]
-    if not closed:
-        if after[1] != before[1]:
-            out["trick_winner"] = after[1]
-    elif after[3] is not before[3]:
-        out.update(change_of({"sides": before[3]}, {"sides": after[3]}))
-    return out
+    to_act, broken = hand.to_act, hand.broken
+    if hand.current:  # the trick is open
+        winner = hand.win_seat
+        if to_act != before[0]:
+            out["to_act"] = to_act
+        if broken != before[2]:
+            out["broken"] = broken
+        if winner != before[1]:
+            out["trick_winner"] = winner
+        return out, (to_act, winner, broken, before[3])
+    out["won"] = hand.tricks[-1].winner
+    sides = _sides_json(hand)
+    if to_act != before[0]:
+        out["to_act"] = to_act
+    if broken != before[2]:
+        out["broken"] = broken
+    if sides is not before[3]:
+        out.update(change_of({"sides": before[3]}, {"sides": sides}))
+    return out, (to_act, None, broken, sides)
 
 
 def played_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, Any]:

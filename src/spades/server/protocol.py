@@ -32,7 +32,6 @@ from spades.core.view import (
     closed_trick,
     played_change,
     played_own_change,
-    trick_marks,
 )
 from spades.storage.base import EventRow
 
@@ -341,7 +340,7 @@ class Shown:
     sides: list[Any] | None
     own_json: dict[int | None, str]
     marks: Marks | None = None
-    """The view's ``to_act``, ``trick_winner`` and ``broken`` (``trick_marks``) when no clock ran in the
+    """The view's ``to_act``, ``trick_winner``, ``broken`` and ``sides`` (``Marks``) when no clock ran in the
     state (no seconds left on the turn or the game), for ``play_payloads``; ``None`` otherwise."""
 
     @property
@@ -395,7 +394,7 @@ STATELESS_KINDS = frozenset({"chat"})
 @dataclass(frozen=True)
 class Live:
     """What a table's viewers were last sent when nothing of it is kept: the table's own state as it
-    stands, as of event ``seq``, sent to ``viewers``, with ``marks`` (``trick_marks``) then and no clock
+    stands, as of event ``seq``, sent to ``viewers``, with ``marks`` (``Marks``) then and no clock
     running. A table keeps this instead of a ``Shown`` after a card when the next card is not the hand's
     last (``play_payloads``): that card's change is then the engine's, and nothing needs the state it
     follows. Any other event after a ``Live`` sends whole states (``event_payloads``); none comes in play
@@ -437,9 +436,10 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
         return {v: text for v in viewers}, replace(shown, seq=row.seq)
     if row.kind != "action" or row.data["action"]["a"] != "play":
         return None
-    shared = played_change(hand, shown.marks)
-    if shared is None:
+    played = played_change(hand, shown.marks)
+    if played is None:
         return None
+    shared, marks = played
     action = decode_action(row.data["action"])
     player = action.seat
     head = event_message(row.seq, project_event(row, None, layout, action))  # (a card is seen alike by all)
@@ -460,7 +460,7 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
         out[v] = got
     after: Shown | Live
     if hand.trick_no + 1 < hand.layout.hand_size or len(hand.current) + 1 < hand.n:  # (the next is not the last card)
-        after = Live(row.seq, frozenset(out), trick_marks(hand))
+        after = Live(row.seq, frozenset(out), marks)
     else:
         after = shown_as(row.seq, public(), {v: own(v) for v in out})
     return out, after
