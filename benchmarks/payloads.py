@@ -1,8 +1,8 @@
 """The CPU of building what a table sends for one event: ``--tables`` tables of two people and two
 computers (standard rules), played ``--events`` events each by seeded random choices through the
 server's own table (``TableState``); each event's encoded messages for the two people, as the hub builds
-them (the engine's change for a card into an open trick, ``play_payloads``, else the shared state,
-``public_state``, compared by ``event_payloads``), are timed with ``time.process_time``, the collector off.
+them (``seeded_tables.payloads``: the engine's change for a card, else the shared state compared), are
+timed with ``time.process_time``, the collector off.
 This is the part of the server's CPU per event that grows with the viewers (``docs/server.md``); the load
 bench (``spades bench server``) measures the whole. A report, never a pass/fail check::
 
@@ -39,14 +39,8 @@ from typing import Any
 def measure(tables: int, events: int, build: bool = True) -> dict[str, float]:
     """Microseconds of CPU per event, and the events timed, for the code on ``sys.path`` (``build`` False:
     the games are played but no payload is built, for ``--instructions``)."""
-    from functools import partial
+    from seeded_tables import new_tables, next_rows, payloads
 
-    from seeded_tables import new_tables, next_rows
-    from spades.server import protocol
-    from spades.server.protocol import event_payloads
-
-    # A card into an open trick takes the engine's change first where the code has it, as the hub does.
-    fast = getattr(protocol, "play_payloads", None)
     games = new_tables(tables)
     shown: list[Any] = [None] * tables
     spent = 0.0
@@ -61,11 +55,7 @@ def measure(tables: int, events: int, build: bool = True) -> dict[str, float]:
             if not build:
                 continue
             start = time.process_time()
-            got = None if fast is None else fast(rows, t.rules.layout, [0, 2], t.game.hand if t.game.hands else None,
-                                                 t.own_fields, shown[i], partial(t.public_state), None, True)
-            if got is None:
-                got = event_payloads(rows, t.rules.layout, [0, 2], t.public_state(), t.own_fields, shown[i])
-            shown[i] = got[1]
+            shown[i] = payloads(t, rows, [0, 2], shown[i])[1]
             spent += time.process_time() - start
     gc.enable()
     return {"us_per_event": round(spent / timed * 1e6, 1), "events": timed}

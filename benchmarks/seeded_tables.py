@@ -1,6 +1,7 @@
 """Seeded tables for the benchmarks that drive the server's own table (``TableState``) without a server:
 tables of two people (seats 0 and 2) and two computers (seats 1 and 3), standard rules, each played by
-its own seeded random choices one event at a time (``table_memory.py``, ``payloads.py``). Import it
+its own seeded random choices one event at a time (``table_memory.py``, ``payloads.py``), and what such
+a table sends for each event (``payloads``). Import it
 inside the measurement, once ``sys.path`` is set: the ``spades`` measured is whichever it finds first (a
 baseline checkout's ``src`` in its child process), and its modules are loaded before anything is traced."""
 
@@ -36,3 +37,19 @@ def next_rows(t: Any, rng: random.Random, step: int) -> list[Any] | None:
     person = action.seat in (0, 2)
     return t.action_rows(action, "player" if person else "bot", f"p{action.seat}" if person else None,
                          f"c{step}" if person else None)
+
+
+def payloads(t: Any, rows: list[Any], viewers: list[int | None], shown: Any) -> tuple[dict[Any, list[str]], Any]:
+    """What the table sends its ``viewers`` for new rows, and what they have been shown after them, as the
+    hub builds them with no clock running (``Hub._broadcast``): the engine's change for a card where the
+    code measured has it (``play_payloads``), else the shared state compared (``event_payloads``)."""
+    from functools import partial
+
+    from spades.server import protocol
+
+    fast = getattr(protocol, "play_payloads", None)
+    got = None if fast is None else fast(rows, t.rules.layout, viewers, t.game.hand if t.game.hands else None,
+                                         t.own_fields, shown, partial(t.public_state), None, True)
+    if got is None:
+        got = protocol.event_payloads(rows, t.rules.layout, viewers, t.public_state(), t.own_fields, shown)
+    return got  # type: ignore[no-any-return]

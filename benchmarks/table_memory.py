@@ -1,8 +1,8 @@
 """The memory a table holds as its game goes on: ``--tables`` tables of two people and two computers
 (standard rules), played to ``--events`` events each by seeded random choices through the server's own
-table (``TableState``) and what it has shown its viewers (``Shown``), traced with ``tracemalloc``. The load
-bench (``spades bench server``) measures memory once everyone is dealt in, which cannot show what grows
-with the game: this does. A report, never a pass/fail check::
+table (``TableState``) and what it has shown its viewers (``seeded_tables.payloads``), traced with
+``tracemalloc``. The load bench (``spades bench server``) measures memory once everyone is dealt in,
+which cannot show what grows with the game: this does. A report, never a pass/fail check::
 
     .venv/bin/python benchmarks/table_memory.py --baseline /tmp/base/src
 
@@ -27,8 +27,7 @@ MARKS = (25, 100, 300, 600, 1000)
 
 def measure(tables: int, events: int) -> dict[str, float]:
     """KiB per table after each of ``MARKS`` (up to ``events``), for the code on ``sys.path``."""
-    from seeded_tables import new_tables, next_rows
-    from spades.server.protocol import event_payloads
+    from seeded_tables import new_tables, next_rows, payloads
 
     gc.collect()
     tracemalloc.start()
@@ -40,8 +39,7 @@ def measure(tables: int, events: int) -> dict[str, float]:
         for i, (t, rng) in enumerate(games):
             rows = next_rows(t, rng, step)
             if rows is not None:
-                shown[i] = event_payloads(rows, t.rules.layout, [0, 2, None], t.public_state(), t.own_fields,
-                                          shown[i])[1]
+                shown[i] = payloads(t, rows, [0, 2, None], shown[i])[1]
         if step in MARKS:
             gc.collect()
             out[str(step)] = round((tracemalloc.get_traced_memory()[0] - base) / tables / 1024, 1)
