@@ -36,17 +36,18 @@ def db(storage_kind: str, tmp_path: Path) -> Iterator[Storage]:
 
 @pytest.fixture
 def live(storage_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Callable[..., LiveServer]]:
-    """Start servers (``live(bots=None, **config)``) on ``tmp_path/spades.db`` or the test's ``MemoryStorage``
+    """Start servers (``live(bots=None, ws=None, **config)``) on ``tmp_path/spades.db`` or the test's ``MemoryStorage``
     (``db``); all stopped at the end. ``bots``: the bot levels the hub makes its bots from."""
     started: list[LiveServer] = []
     memory: Storage | None = request.getfixturevalue("db") if storage_kind == "memory" else None
 
-    def start(bots: Any = None, **kw: Any) -> LiveServer:
+    def start(bots: Any = None, ws: Any = None, **kw: Any) -> LiveServer:
         kw.setdefault("bot_delay", 0.0)
         kw.setdefault("rate_per_second", 500.0)
         kw.setdefault("rate_burst", 1000.0)
         kw.setdefault("database_url", f"sqlite:///{tmp_path / 'spades.db'}")
-        srv = LiveServer(ServerConfig(**kw), storage=memory, bots=bots).start()
+        more = {} if ws is None else {"ws": ws}  # (the WebSocket protocol uvicorn serves sockets with)
+        srv = LiveServer(ServerConfig(**kw), storage=memory, bots=bots, **more).start()
         started.append(srv)
         return srv
 

@@ -68,14 +68,15 @@ def free_port() -> int:
 class LiveServer:
     """The app on uvicorn in a background thread (real sockets, real database)."""
 
-    def __init__(self, cfg: ServerConfig, storage: Storage | None = None, bots: BotLevels | None = None) -> None:
+    def __init__(self, cfg: ServerConfig, storage: Storage | None = None, bots: BotLevels | None = None,
+                 ws: type[Any] = LeanWebSocketProtocol) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         self.app = create_app(cfg, storage, bots)
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
                                                     ws_max_size=65536, lifespan="on",
-                                                    ws=LeanWebSocketProtocol))
+                                                    ws=ws))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def start(self) -> LiveServer:

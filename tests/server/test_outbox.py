@@ -1,38 +1,46 @@
-"""A socket's outbox (``spades.server.hub.Outbox``): messages come out in order, in batches, and a waiting
-writer wakes when something is put."""
+"""A socket's outbox (``spades.server.hub.Outbox``): messages come out in order, in batches, and the
+socket's writer is woken when something is queued (``Conn.wake``)."""
 
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from spades.server.hub import Conn, Outbox
 
+from .harness import LiveServer, Player, seat_four, seat_to_act
+from .test_play import choose
+from .test_reconnect import fresh_state
+
 
 def test_messages_come_out_in_order_once_each() -> None:
-    async def go() -> list[list[str | None]]:
-        box = Outbox()
-        got: list[list[str | None]] = []
+    box = Outbox()
+    box.put("a")
+    box.put("b")
+    assert box.take_now() == ["a", "b"] and box.busy  # (taken, not yet sent)
+    box.put("c")
+    box.put(None)
+    box.sent()
+    assert box.busy and box.take_now() == ["c", None]
+    box.sent()
+    assert not box.busy and box.take_now() == [] and not box.busy
 
-        async def writer() -> None:
-            while True:
-                items = await box.take()
-                got.append(items)
-                if None in items:
-                    return
 
-        task = asyncio.create_task(writer())
-        await asyncio.sleep(0)  # the writer waits on an empty box
-        box.put("a")
-        box.put("b")
-        await asyncio.sleep(0)
-        box.put("c")
-        box.put(None)
-        await asyncio.wait_for(task, 1)
-        return got
-
-    with ThreadPoolExecutor(1) as pool:  # a loop of its own (a browser test's may run on this thread)
-        assert pool.submit(asyncio.run, go()).result() == [["a", "b"], ["c", None]]
+def test_the_writer_is_woken_only_for_what_is_queued() -> None:
+    """A socket's writer runs only while something waits: a message written at once wakes nobody; one
+    queued, and the close, wake it."""
+    woken: list[int] = []
+    sock = _Socket()
+    conn = Conn(None, "t", write_now=sock.write_now, wake=lambda: woken.append(len(conn.outbox)))
+    conn.send_text("a")
+    assert sock.took == ["a"] and woken == []
+    sock.full = True
+    conn.send_text("b")
+    conn.send_text("c")
+    assert woken == [1, 2]  # (each time: ``wake`` starts the writer only when none runs)
+    conn.close(1000)
+    assert woken == [1, 2, 3] and conn.outbox.take_now() == ["b", "c", None]
 
 
 def test_a_stuck_socket_is_closed_and_then_takes_nothing() -> None:
@@ -90,3 +98,21 @@ def test_a_socket_that_cannot_take_messages_still_closes_at_the_limit() -> None:
     for i in range(3000):
         conn.send_text(str(i))
     assert conn.closed and conn.close_code == 1008 and sock.took == []
+
+
+def test_without_writing_at_once_every_message_goes_through_the_writer_in_order(
+        live: Callable[..., LiveServer]) -> None:
+    """Under uvicorn's own protocol nothing is written at once (it offers no ``SEND_NOW``): every message
+    is queued, and each socket's writer starts, sends and stops again at every event. Every socket still
+    gets every event in order (``Sock.recv`` checks the numbers) and ends at the server's state."""
+    srv = live(ws=WebSocketsSansIOProtocol)
+    tid, ps, socks = seat_four(lambda: Player(srv.url, srv.ws_url), {"preset": "standard", "target": 100})
+    for _ in range(24):  # the bids and five tricks
+        for s in socks:
+            s.sync()  # (everything sent so far is in)
+        seat = seat_to_act(socks)
+        assert socks[seat].act(choose(socks[seat].view))["type"] == "ack"  # type: ignore[arg-type]
+    for s, p in zip(socks, ps, strict=True):
+        s.sync()
+        assert s.state is not None and dict(s.state, turn=None) == fresh_state(p, tid)
+    assert srv.app.state.hub.conns[tid]  # (the sockets are still open)

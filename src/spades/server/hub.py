@@ -102,18 +102,18 @@ GATHER_TABLES = 100
 
 
 class Outbox:
-    """A socket's encoded messages waiting for its writer task, in order; ``None`` asks it to close.
+    """A socket's encoded messages waiting for its writer, in order; ``None`` asks it to close.
 
-    A list and, only while the writer waits, one future: an ``asyncio.Queue`` holds four deques (about
-    2 KiB per socket, and a table socket stays open for a whole game), and wakes its reader once per
-    message where this wakes it once per batch. ``busy`` while anything is queued or the writer is still
-    sending what it took: a message may be written past the writer only when it is not."""
+    A list and a flag: ``busy`` while anything is queued or the writer is still sending what it took (a
+    message may be written past the writer only when it is not). The writer is a task that runs only
+    while there is something to send (``Conn.wake``): most messages are written at once
+    (``Conn.send_text``), and a task waiting for the rare one, with its coroutine and its future, was
+    about 0.7 KiB of every socket open for a whole game (issue 19)."""
 
-    __slots__ = ("_items", "_sending", "_waiter")
+    __slots__ = ("_items", "_sending")
 
     def __init__(self) -> None:
         self._items: list[str | None] = []
-        self._waiter: asyncio.Future[None] | None = None
         self._sending = False
 
     def __len__(self) -> int:
@@ -125,9 +125,6 @@ class Outbox:
 
     def put(self, item: str | None) -> None:
         self._items.append(item)
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
 
     def take_now(self) -> list[str | None]:
         """Everything queued, oldest first (maybe nothing); the outbox stays ``busy`` until ``sent``."""
@@ -139,20 +136,10 @@ class Outbox:
         """The writer has sent (or given up on) everything it took."""
         self._sending = False
 
-    async def take(self) -> list[str | None]:
-        """Everything queued, oldest first, once there is something."""
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self.take_now()
-
 
 @dataclass(eq=False)
 class Conn:
-    """One WebSocket at one table. ``outbox`` holds encoded messages for the writer task."""
+    """One WebSocket at one table. ``outbox`` holds encoded messages for the writer (``wake``)."""
 
     player: PlayerRow | None
     table_id: str
@@ -168,6 +155,9 @@ class Conn:
     write_now: Callable[[str], bool] | None = None
     """Writes a message to the socket at once if it can be written at once (``True``), from the server's
     protocol (``spades.server.socket_protocol.SEND_NOW``); ``None`` under a server without it."""
+    wake: Callable[[], None] | None = None
+    """Starts the socket's writer, unless it runs, when a message is queued (``Outbox``); ``None``: the
+    outbox is read by other means (the tests' connections)."""
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message (a stuck client that never reads is closed)."""
@@ -189,6 +179,8 @@ class Conn:
             self.close(1008)
             return
         outbox.put(text)
+        if self.wake is not None:
+            self.wake()
 
     def error(self, code: str, reason: str, cid: str | None = None, extra: dict[str, Any] | None = None) -> None:
         """Send an error message (``extra``: more fields, such as a quota's ``retry_after``)."""
@@ -203,6 +195,8 @@ class Conn:
             self.closed = True
             self.close_code = code
             self.outbox.put(None)
+            if self.wake is not None:
+                self.wake()
 
 
 class Hub:

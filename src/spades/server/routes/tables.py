@@ -288,15 +288,25 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
         ws.scope["headers"].clear()
         conn = Conn(player, table_id[:32], session=token if player is not None else None,
                     write_now=(ws.scope.get("extensions") or {}).get(SEND_NOW))
-        writer = asyncio.create_task(_writer(ws, conn))
+        writing: list[asyncio.Task[None]] = []  # the writer while it runs (``Outbox``)
+
+        def wake() -> None:
+            if not writing or writing[0].done():
+                writing[:] = [asyncio.get_running_loop().create_task(_writer(ws, conn))]
+
+        async def closed() -> None:  # (the close was queued: the writer sends what is left, then closes)
+            if writing:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(writing[0], 5)
+                writing[0].cancel()
+
+        conn.wake = wake
         refused = await socket_quota(player)
         if refused is not None:  # one player's sockets: at most sockets_per_player open, opened at a rate
             conn.error("rate_limited" if refused.get("retry_after") else "too_many_sockets", refused.pop("reason"),
                        None, refused)
             conn.close(1008)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer, 5)
-            writer.cancel()
+            await closed()
             return
         if player is not None:
             sockets[player.id] += 1
@@ -334,9 +344,7 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
                     del sockets[player.id]
             h.detach(conn)
             conn.close(1000)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer, 5)
-            writer.cancel()
+            await closed()
 
     return table_socket
 
@@ -366,17 +374,20 @@ class TableSockets:
 
 
 async def _writer(ws: WebSocket, conn: Conn) -> None:
-    """Send a connection's queued messages in order; close the socket when the queue says so."""
+    """Send a connection's queued messages in order until none is left (``Conn.wake`` starts it again when
+    more are queued); close the socket when the queue says so."""
     try:
         done = False
         while not done:
-            for item in await conn.outbox.take():
+            items = conn.outbox.take_now()
+            if not items:
+                return
+            for item in items:
                 if item is None:
                     done = True
                     break
                 await ws.send_text(item)
             conn.outbox.sent()  # what comes next may be written at once again (``Conn.send_text``)
-            item = None  # not kept while the socket waits (a snapshot is kilobytes)
     except Exception:
         conn.closed = True
         return
