@@ -87,7 +87,9 @@ def decode_message(text: str | None, data: bytes | None, max_bytes: int) -> dict
         if "depth limit" in e.msg or "recursion" in e.msg:
             raise ProtocolError("too_deep", f"a message may nest at most {MAX_DEPTH} levels") from None
         raise ProtocolError("malformed", f"not valid JSON: {e.msg} at column {e.colno}") from None
-    if _depth(msg) > MAX_DEPTH:
+    # (Walked only when it could be too deep: a level needs a bracket of its own, and most messages
+    # have two or three.)
+    if text.count("{") + text.count("[") > MAX_DEPTH and _depth(msg) > MAX_DEPTH:
         raise ProtocolError("too_deep", f"a message may nest at most {MAX_DEPTH} levels")
     if not isinstance(msg, dict):
         raise ProtocolError("malformed", "a message is a JSON object with a \"type\"")
