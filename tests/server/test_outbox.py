@@ -4,7 +4,9 @@ socket's writer is woken when something is queued (``Conn.wake``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from spades.server.hub import Conn, Outbox
@@ -55,17 +57,48 @@ def test_a_stuck_socket_is_closed_and_then_takes_nothing() -> None:
 
 
 class _Socket:
-    """A socket that can take messages at once until ``full``; what it took, in order."""
+    """A socket that can take messages at once until ``full``; what it took, in order, and in how many
+    writes."""
 
     def __init__(self) -> None:
         self.took: list[str] = []
+        self.writes = 0
         self.full = False
 
-    def write_now(self, text: str) -> bool:
+    def write_now(self, *texts: str) -> bool:
         if self.full:
             return False
-        self.took.append(text)
+        self.took.extend(texts)
+        self.writes += 1
         return True
+
+
+def test_held_messages_go_in_one_write_in_order() -> None:
+    sock = _Socket()
+    conn = Conn(None, "t", write_now=sock.write_now)
+    conn.hold()
+    conn.send_text("event")
+    conn.send_text("ack")
+    assert sock.took == [] and len(conn.outbox) == 0  # kept back
+    conn.flush()
+    assert sock.took == ["event", "ack"] and sock.writes == 1
+    conn.send_text("next")  # no longer held
+    assert sock.took == ["event", "ack", "next"] and sock.writes == 2
+    # A socket that cannot take them now: queued in order for its writer, behind nothing.
+    sock.full = True
+    conn.hold()
+    conn.send_text("b")
+    conn.send_text("c")
+    conn.flush()
+    assert conn.outbox.take_now() == ["b", "c"]
+    # Closed meanwhile: nothing is sent.
+    sock.full = False
+    conn.outbox.sent()
+    conn.hold()
+    conn.send_text("d")
+    conn.close(1000)
+    conn.flush()
+    assert sock.took == ["event", "ack", "next"] and conn.outbox.take_now() == [None]
 
 
 def test_a_message_is_written_at_once_only_when_nothing_waits_before_it() -> None:
@@ -98,6 +131,23 @@ def test_a_socket_that_cannot_take_messages_still_closes_at_the_limit() -> None:
     for i in range(3000):
         conn.send_text(str(i))
     assert conn.closed and conn.close_code == 1008 and sock.took == []
+
+
+@pytest.mark.parametrize("protocol", [None, WebSocketsSansIOProtocol])
+def test_the_sender_gets_the_event_and_then_its_ack(live: Callable[..., LiveServer], protocol: Any) -> None:
+    """The event and the ack are held back together while the action is stored and sent (``Conn.hold``):
+    written at once in one write (the server's own protocol) or queued for the writer (uvicorn's), the
+    event still comes first, right before its ack."""
+    srv = live(ws=protocol)
+    _, _, socks = seat_four(lambda: Player(srv.url, srv.ws_url), {"preset": "standard", "target": 100})
+    for _ in range(6):
+        for s in socks:
+            s.sync()
+        seat = seat_to_act(socks)
+        ack = socks[seat].act(choose(socks[seat].view))  # type: ignore[arg-type]
+        got = socks[seat].received
+        assert ack["type"] == "ack" and got[-1] is ack
+        assert got[-2].get("ev") == ack["seq"] and got[-2]["seat"] == seat, got[-2:]
 
 
 def test_without_writing_at_once_every_message_goes_through_the_writer_in_order(

@@ -67,6 +67,10 @@ async def now_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             await send({"type": "websocket.close", "code": 4000, "reason": "asked"})
             WROTE.append(("after the close", write_now("late")))
             return
+        if msg["text"].startswith("*"):  # several messages in one write
+            count = int(msg["text"][1:])
+            WROTE.append([write_now(*(f"{msg['text']}.{i}" for i in range(count)))])
+            continue
         WROTE.append([write_now(f"{msg['text']}.{i}") for i in range(int(msg["text"]))])
 
 
@@ -145,6 +149,8 @@ def test_a_message_can_be_written_at_once_in_order_until_the_socket_closes() -> 
             assert [ws.recv(5) for _ in range(3)] == ["3.0", "3.1", "3.2"]
             ws.send("200")  # more than one read of the client's: in order, each once
             assert [ws.recv(5) for _ in range(200)] == [f"200.{i}" for i in range(200)]
+            ws.send("*4")  # four in one write: in order, each a message of its own
+            assert [ws.recv(5) for _ in range(4)] == [f"*4.{i}" for i in range(4)]
             ws.send("bye")
             with pytest.raises(ConnectionClosed):
                 ws.recv(5)
@@ -152,11 +158,11 @@ def test_a_message_can_be_written_at_once_in_order_until_the_socket_closes() -> 
             ws.send("1")
             assert ws.recv(5) == "1.0"
         for _ in range(250):  # the server's side of the last close may come a little after the client's
-            if len(WROTE) == 5 and all(SEND_NOW not in scope["extensions"] for scope in SCOPES):
+            if len(WROTE) == 6 and all(SEND_NOW not in scope["extensions"] for scope in SCOPES):
                 break
             time.sleep(0.02)
-        assert WROTE[:2] == [[True] * 3, [True] * 200]
-        assert WROTE[2:] == [("after the close", False), [True], ("after the disconnect", False)]
+        assert WROTE[:3] == [[True] * 3, [True] * 200, [True]]
+        assert WROTE[3:] == [("after the close", False), [True], ("after the disconnect", False)]
         # the scope no longer points back at the protocol once the connection is lost
         assert all(SEND_NOW not in scope["extensions"] for scope in SCOPES)
 

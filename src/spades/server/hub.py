@@ -152,12 +152,31 @@ class Conn:
     close_code: int | None = None
     session: str | None = None
     """The session token the socket was opened with (``Hub.close_session`` closes it at logout)."""
-    write_now: Callable[[str], bool] | None = None
-    """Writes a message to the socket at once if it can be written at once (``True``), from the server's
-    protocol (``spades.server.socket_protocol.SEND_NOW``); ``None`` under a server without it."""
+    write_now: Callable[..., bool] | None = None
+    """Writes messages (text arguments, in one write) to the socket at once if they can be written at once
+    (``True``), from the server's protocol (``spades.server.socket_protocol.SEND_NOW``); ``None`` under a
+    server without it."""
     wake: Callable[[], None] | None = None
     """Starts the socket's writer, unless it runs, when a message is queued (``Outbox``); ``None``: the
     outbox is read by other means (the tests' connections)."""
+    held: list[str] | None = None
+    """Messages kept back while the socket's own action is stored and sent (``hold``), for one write."""
+
+    def hold(self) -> None:
+        """Keep back what is sent to this socket until ``flush``: the sender of an action gets the event and
+        its ``ack`` in one write instead of two (a write is a system call: about 6 µs, issue 19)."""
+        if self.held is None:
+            self.held = []
+
+    def flush(self) -> None:
+        """Send what ``hold`` kept back, in order (written at once together when the socket can take them)."""
+        texts, self.held = self.held, None
+        if not texts or self.closed:
+            return
+        if self.write_now is not None and not self.outbox.busy and self.write_now(*texts):
+            return
+        for text in texts:
+            self._queue(text)
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message (a stuck client that never reads is closed)."""
@@ -172,9 +191,15 @@ class Conn:
         (issue 19)."""
         if self.closed:
             return
-        outbox = self.outbox
-        if self.write_now is not None and not outbox.busy and self.write_now(text):
+        if self.held is not None:
+            self.held.append(text)
             return
+        if self.write_now is not None and not self.outbox.busy and self.write_now(text):
+            return
+        self._queue(text)
+
+    def _queue(self, text: str) -> None:
+        outbox = self.outbox
         if len(outbox) >= OUTBOX_LIMIT:
             self.close(1008)
             return
@@ -981,11 +1006,14 @@ class Hub:
                 rows = t.action_rows(action, "player", player.id, cid)  # checked apply: turn and legality
             except SpadesError as e:
                 raise ProtocolError("illegal", str(e)) from None
+            conn.hold()  # the event and the ack go to the sender in one write
             try:
                 await self._commit(t, rows)  # persist, then broadcast
+                conn.send({"type": "ack", "id": cid, "seq": rows[0].seq})
             except DuplicateError:
                 raise ProtocolError("conflict", "that action was already stored; catch up and retry") from None
-            conn.send({"type": "ack", "id": cid, "seq": rows[0].seq})
+            finally:
+                conn.flush()
 
     async def _seat_change(self, conn: Conn, change: Callable[[TableState], list[EventRow]],
                            cid: str | None) -> None:

@@ -126,11 +126,12 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         if scope is not None:  # the scope no longer points back here: the protocol is freed by its count
             scope["extensions"].pop(SEND_NOW, None)
 
-    def send_text_now(self, text: str) -> bool:
-        """Write a text message now, from the caller's own step of the loop, if it can be written at once:
-        the handshake accepted, no close sent or received, and the transport not paused (its buffer under
-        the high-water mark). ``False`` (nothing written) otherwise: the caller then sends through ASGI's
-        ``send``, which waits while the transport is paused and says why a socket cannot be written.
+    def send_text_now(self, *texts: str) -> bool:
+        """Write text messages now, in order and in one write to the transport, from the caller's own step
+        of the loop, if they can be written at once: the handshake accepted, no close sent or received, and
+        the transport not paused (its buffer under the high-water mark). ``False`` (nothing written)
+        otherwise: the caller then sends through ASGI's ``send``, which waits while the transport is paused
+        and says why a socket cannot be written.
 
         What ASGI's ``send`` does for a ``websocket.send`` of text, without the coroutine, the event's dict
         and the task a writer needs to await it: a table's event goes to each of its sockets from the
@@ -139,9 +140,10 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
                 or self.initial_response is not None or self.transport.is_closing()):
             return False
         try:
-            self.conn.send_text(text.encode())
+            for text in texts:
+                self.conn.send_text(text.encode())
         except InvalidState:  # the peer's close frame arrived: ASGI's send reports the disconnect
-            return False
+            return False  # (before the first: the state does not change between two frames)
         self.transport.write(b"".join(self.conn.data_to_send()))
         return True
 
