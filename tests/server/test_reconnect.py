@@ -133,3 +133,38 @@ def test_two_tabs_on_one_seat_and_exactly_once(player: Callable[[], Player]) -> 
     settle(socks[2:], 0.1)
     assert socks[2].act(choose(socks[2].view))["type"] == "ack"  # type: ignore[arg-type]
     assert event(tab2.until(lambda m: "ev" in m))["action"]["seat"] == 2
+
+
+def test_missed_events_older_than_memory_come_from_the_log_or_a_snapshot(server: LiveServer,
+                                                                         player: Callable[[], Player]) -> None:
+    """A table keeps only its last few events (``EVENTS_KEEP``); a client that missed more, within the
+    resume window, gets them read from the log, and when the log cannot be read, a snapshot (nothing lost,
+    no error)."""
+    from spades.server.table import EVENTS_KEEP
+
+    tid, ps, socks = seat_four(player, RULES)
+    k = socks[0].seq
+    socks[0].close()
+    chat_lines(socks[1], 3 * EVENTS_KEEP, "old")  # more than a table keeps, fewer than the window
+    hub = server.app.state.hub
+    assert hub.tables[tid].events_after(k) is None
+    back = ps[0].sock(tid, last_seq=k)
+    got = back.drain(0.3)
+    assert [m["ev"] for m in got] == list(range(k + 1, k + 3 * EVENTS_KEEP + 1))
+    assert dict(got[-1]["state"], turn=None) == fresh_state(ps[0], tid)
+    k = back.seq
+    back.close()
+    chat_lines(socks[1], 3 * EVENTS_KEEP, "more")
+    log = hub.log
+    real = log.load_events
+
+    def unreadable(*args: Any) -> Any:
+        raise OSError("the disk is gone")
+
+    log.load_events = unreadable
+    try:
+        again = ps[0].sock(tid, last_seq=k)
+        first = again.until(lambda m: m.get("type") in ("snapshot", "error") or "ev" in m)
+    finally:
+        log.load_events = real
+    assert first["type"] == "snapshot" and first["seq"] == hub.tables[tid].seq

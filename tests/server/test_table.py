@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spades.core.actions import PLAYS, Look, Misdeal, Play
 from spades.server.protocol import project_event
-from spades.server.table import EVENTS_KEEP, Seat, TableState
+from spades.server.table import CHAT_KEEP, EVENTS_KEEP, Seat, TableState, event_of_kept, kept_event
 from spades.storage import open_storage
 from spades.storage.base import TableRow
 
@@ -54,7 +54,7 @@ def test_the_events_kept_in_memory_are_the_rows_the_log_gives_back(tmp_path: Pat
         seat = t.game.hand.to_act
         rows += t.action_rows(rng.choice(t.game.legal_actions()), "player", f"p{seat}", f"c{len(rows)}")
     assert {"seat", "commit", "seed", "deal", "action", "reveal"} <= {r.kind for r in rows}
-    assert len(t.events) == t.seq == len(rows)  # all still in memory
+    assert t.seq == len(rows) and EVENTS_KEEP <= len(t.events) < len(rows)  # the recent ones in memory
     st = open_storage(f"sqlite:///{tmp_path / 'spades.db'}")
     try:
         st.create_table(t.row)
@@ -62,14 +62,17 @@ def test_the_events_kept_in_memory_are_the_rows_the_log_gives_back(tmp_path: Pat
         stored = st.load_events(t.id)
     finally:
         st.close()
-    assert t.events_after(0) == stored
+    assert [event_of_kept(kept_event(r)) for r in rows] == stored  # every kind, as a table keeps it
+    kept = len(t.events)
+    assert t.events_after(len(rows) - kept) == stored[-kept:]
     assert t.events_after(len(rows) - 3) == stored[-3:]
+    assert t.events_after(len(rows) - kept - 1) is None  # (older: the hub reads them from the log)
     reveal = next(r for r in stored if r.kind == "reveal")
     deal = next(r for r in stored if r.kind == "deal")
     assert reveal.data == {k: deal.data[k] for k in ("hand", "seed", "commitment", "client_seeds")}
     again = new_table()
     again.replay(stored)
-    assert again.deals == t.deals and again.seq == t.seq and again.events_after(0) == stored
+    assert again.deals == t.deals and again.seq == t.seq and again.events == t.events
     # The plays read back from the log are the engine's one copy of each (``spades.core.actions.play``).
     plays = [a for a in again.game.hands[0].actions if isinstance(a, Play)]
     assert len(plays) == 52 and all(a is PLAYS[a.seat][a.card] for a in plays)
@@ -77,15 +80,16 @@ def test_the_events_kept_in_memory_are_the_rows_the_log_gives_back(tmp_path: Pat
 
 def test_only_recent_events_stay_in_memory() -> None:
     t = new_table()
-    for i in range(3 * EVENTS_KEEP):
+    count = 3 * EVENTS_KEEP + CHAT_KEEP
+    for i in range(count):
         t.chat_row("p", "P", f"line {i}", None)
-    assert EVENTS_KEEP <= len(t.events) <= EVENTS_KEEP * 3 // 2 and t.seq == 3 * EVENTS_KEEP
+    assert EVENTS_KEEP <= len(t.events) <= EVENTS_KEEP * 3 // 2 and t.seq == count
     assert t.events_after(0) is None
     assert [r.seq for r in t.events_after(t.seq - EVENTS_KEEP) or []] == list(range(t.seq - EVENTS_KEEP + 1,
                                                                                       t.seq + 1))
     assert [r.seq for r in t.events_after(t.seq - 3) or []] == [t.seq - 2, t.seq - 1, t.seq]
     assert t.events_after(t.seq) == []
-    assert len(t.chat) == 50
+    assert len(t.chat) == CHAT_KEEP and t.chat[-1]["text"] == f"line {count - 1}"
 
 
 def test_a_timed_game_replays_to_the_same_end_whenever_it_is_loaded() -> None:

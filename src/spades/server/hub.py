@@ -554,10 +554,27 @@ class Hub:
         old = self.tables.pop(table_id, None)
         t = await self._load(table_id)
         if t is not None and old is not None and t.seq > old.seq:
-            missed = t.events_after(old.seq)
+            missed = await self.missed_since(t, old.seq)
             if missed:
                 self._broadcast(t, missed)
         return t
+
+    async def missed_since(self, t: TableState, last: int) -> list[EventRow] | None:
+        """The table's events after number ``last`` up to its own last (the caller holds its lock): from
+        memory when the table still keeps them (``table.EVENTS_KEEP``), else from the log; ``None`` when
+        they cannot be had now (the log cannot be read, or does not hold them all)."""
+        kept = t.events_after(last)
+        if kept is not None:
+            return kept
+        try:
+            rows = await self.db(self.log.load_events, t.id, last)
+        except Exception:
+            log.warning("could not read the events of table %s after %d: a snapshot instead", t.id, last)
+            return None
+        rows = [r for r in rows if r.seq <= t.seq]  # (a replica's log may be ahead of it)
+        if not rows or rows[0].seq != last + 1 or rows[-1].seq != t.seq:
+            return None
+        return rows
 
     async def follow(self, table_id: str, update: Published | None) -> bool:
         """The replica path, for a table another process owns: bring the copy here up to date with what
@@ -821,7 +838,7 @@ class Hub:
             if last is not None and not 0 <= last <= t.seq:
                 conn.error("bad_last_seq", f"there is no event {last} here: the last is {t.seq}; here is a snapshot")
                 last = None
-            missed = None if last is None or t.seq - last > self.resume_window else t.events_after(last)
+            missed = None if last is None or t.seq - last > self.resume_window else await self.missed_since(t, last)
             if missed is None:
                 conn.send(self.snapshot(t, viewer))
             elif last == t.seq:

@@ -25,11 +25,12 @@ from spades.variants import load_rules
 CHAT_KEEP = 50
 """Chat lines kept in memory per table for snapshots."""
 
-EVENTS_KEEP = 64
-"""Recent events kept in memory per table for catching clients up (older gaps get a snapshot). A table
-keeps its last 64 to 96 rows; each holds a few hundred bytes, and 1,000-2,000 of them were most of what a
-table held (``benchmarks/table_memory.py``). A snapshot (a few KiB) is smaller than the 40-odd events
-that would bring a viewer as far anyway."""
+EVENTS_KEEP = 16
+"""Recent events kept in memory per table for catching clients up. A table keeps its last 16 to 24 rows,
+which is what a client that lost its socket for a moment missed; one that missed more, within the hub's
+resume window, gets them from the log (``Hub.missed_since``), and beyond it a snapshot. Each kept row holds
+about 180 bytes: 64 to 96 of them were about 6 KiB of every connection of a table in play, and 1,000-2,000
+were once most of what a table held (``benchmarks/table_memory.py``)."""
 
 
 def kept_event(row: EventRow) -> str:
