@@ -91,14 +91,15 @@ def test_held_messages_go_in_one_write_in_order() -> None:
     conn.send_text("c")
     conn.flush()
     assert conn.outbox.take_now() == ["b", "c"]
-    # Closed meanwhile: nothing is sent.
+    # Closed meanwhile: what was kept back goes to the writer before the close, and nothing after it.
     sock.full = False
     conn.outbox.sent()
     conn.hold()
     conn.send_text("d")
     conn.close(1000)
+    conn.send_text("e")
     conn.flush()
-    assert sock.took == ["event", "ack", "next"] and conn.outbox.take_now() == [None]
+    assert sock.took == ["event", "ack", "next"] and conn.outbox.take_now() == ["d", None]
 
 
 def test_a_message_is_written_at_once_only_when_nothing_waits_before_it() -> None:

@@ -219,6 +219,9 @@ class Conn:
         if not self.closed:
             self.closed = True
             self.close_code = code
+            held, self.held = self.held, None
+            for text in held or ():  # (what was kept back goes before the close)
+                self.outbox.put(text)
             self.outbox.put(None)
             if self.wake is not None:
                 self.wake()

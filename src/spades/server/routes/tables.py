@@ -294,7 +294,7 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
             if not writing or writing[0].done():
                 writing[:] = [asyncio.get_running_loop().create_task(_writer(ws, conn))]
 
-        async def closed() -> None:  # (the close was queued: the writer sends what is left, then closes)
+        async def writer_done() -> None:  # (the close was queued: the writer sends what is left, then closes)
             if writing:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(writing[0], 5)
@@ -306,7 +306,7 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
             conn.error("rate_limited" if refused.get("retry_after") else "too_many_sockets", refused.pop("reason"),
                        None, refused)
             conn.close(1008)
-            await closed()
+            await writer_done()
             return
         if player is not None:
             sockets[player.id] += 1
@@ -344,7 +344,7 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
                     del sockets[player.id]
             h.detach(conn)
             conn.close(1000)
-            await closed()
+            await writer_done()
 
     return table_socket
 
