@@ -101,6 +101,53 @@ def test_migrations_match_the_schema(sql_store: SqlStorage) -> None:
     migrate(store.engine)
 
 
+def test_the_client_id_index_holds_only_the_rows_with_one(sql_store: SqlStorage) -> None:
+    """The client-id uniqueness is a partial index (migration 0005): rows without a client id (a
+    computer's moves, deals) are not in it, and the same client id twice is still refused (above)."""
+    with sql_store.engine.connect() as c:
+        if sql_store.engine.dialect.name == "sqlite":
+            partial = {r[1]: r[4] for r in c.execute(text("PRAGMA index_list('events')"))}
+            assert partial["uq_events_client_id"] == 1
+        else:
+            sql = c.execute(text("select indexdef from pg_indexes where indexname = 'uq_events_client_id'")).scalar()
+            assert sql is not None and "WHERE (client_id IS NOT NULL)" in sql
+
+
+def test_an_older_database_is_migrated_with_its_events(tmp_path: Path) -> None:
+    """A database at migration 0004 (the constraint over every row) keeps every event through 0005's
+    rebuild of the table, and refuses a client id used before it."""
+    from alembic import command
+    from alembic.config import Config
+
+    from spades.storage.sql import MIGRATIONS, migrate
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0004")
+    with engine.begin() as conn:
+        conn.execute(text("insert into tables (id, rules, settings, public, invite_code, created_by, created_at, "
+                          "status) values ('t1', '{}', '{}', 1, null, null, 1.0, 'playing')"))
+        for seq, client in ((1, None), (2, "c1"), (3, None)):
+            conn.execute(text("insert into events (table_id, seq, kind, data, player_id, client_id, created_at) "
+                              "values ('t1', :seq, 'action', '{}', :p, :c, 1.0)"),
+                         {"seq": seq, "p": client and "p1", "c": client})
+    migrate(engine)
+    engine.dispose()
+    st = open_storage(url)
+    try:
+        assert [(e.seq, e.client_id) for e in st.load_events("t1")] == [(1, None), (2, "c1"), (3, None)]
+        with pytest.raises(DuplicateError):
+            st.append_events("t1", [EventRow(4, "action", {"a": 4}, "p1", "c1")])
+        st.append_events("t1", [EventRow(4, "action", {"a": 4}), EventRow(5, "action", {"a": 5}, "p1", "c2")])
+        assert [e.seq for e in st.load_events("t1")] == [1, 2, 3, 4, 5]
+    finally:
+        st.close()
+
+
 def test_sqlite_uses_wal(tmp_path: Path) -> None:
     st = open_storage(f"sqlite:///{tmp_path / 'w.db'}")
     with st.engine.connect() as c:

@@ -15,6 +15,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 metadata = MetaData()
@@ -62,7 +63,9 @@ events = Table(
     Column("client_id", String(64), nullable=True),
     Column("created_at", Float, nullable=False),
     UniqueConstraint("table_id", "seq", name="uq_events_table_seq"),
-    UniqueConstraint("table_id", "player_id", "client_id", name="uq_events_client_id"),
+    # Only the rows with a client id (a person's actions): migration 0005.
+    Index("uq_events_client_id", "table_id", "player_id", "client_id", unique=True,
+          sqlite_where=text("client_id IS NOT NULL"), postgresql_where=text("client_id IS NOT NULL")),
 )
 
 chat = Table(
