@@ -69,14 +69,14 @@ class LiveServer:
     """The app on uvicorn in a background thread (real sockets, real database)."""
 
     def __init__(self, cfg: ServerConfig, storage: Storage | None = None, bots: BotLevels | None = None,
-                 ws: type[Any] = LeanWebSocketProtocol) -> None:
+                 ws: type[Any] = LeanWebSocketProtocol, ping_seconds: float | None = 20.0) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         self.app = create_app(cfg, storage, bots)
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
                                                     ws_max_size=65536, lifespan="on",
-                                                    ws=ws))
+                                                    ws=ws, ws_ping_interval=ping_seconds))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def start(self) -> LiveServer:
