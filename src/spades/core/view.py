@@ -334,23 +334,18 @@ def played_change(hand: Hand, before: Marks) -> tuple[dict[str, Any], Marks] | N
     (``spades.server.protocol.play_payloads``, issue 19)."""
     if hand.phase is not Phase.PLAY:
         return None
-    out: dict[str, Any] = {}
-    to_act, broken = hand.to_act, hand.broken
-    if hand.current:  # the trick is open
-        winner = hand.win_seat
-        if to_act != before[0]:
-            out["to_act"] = to_act
-        if broken != before[2]:
-            out["broken"] = broken
-        if winner != before[1]:
-            out["trick_winner"] = winner
-        return out, (to_act, winner, broken, before[3])
-    out["won"] = hand.tricks[-1].winner
-    sides = _sides_json(hand)
+    to_act, broken, open_trick = hand.to_act, hand.broken, bool(hand.current)
+    out: dict[str, Any] = {} if open_trick else {"won": hand.tricks[-1].winner}
     if to_act != before[0]:
         out["to_act"] = to_act
     if broken != before[2]:
         out["broken"] = broken
+    if open_trick:
+        winner = hand.win_seat
+        if winner != before[1]:
+            out["trick_winner"] = winner
+        return out, (to_act, winner, broken, before[3])
+    sides = _sides_json(hand)
     if sides is not before[3]:
         out.update(change_of({"sides": before[3]}, {"sides": sides}))
     return out, (to_act, None, broken, sides)

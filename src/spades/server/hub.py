@@ -171,12 +171,8 @@ class Conn:
     def flush(self) -> None:
         """Send what ``hold`` kept back, in order (written at once together when the socket can take them)."""
         texts, self.held = self.held, None
-        if not texts or self.closed:
-            return
-        if self.write_now is not None and not self.outbox.busy and self.write_now(*texts):
-            return
-        for text in texts:
-            self._queue(text)
+        if texts and not self.closed:
+            self._write(texts)
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message (a stuck client that never reads is closed)."""
@@ -194,18 +190,20 @@ class Conn:
         if self.held is not None:
             self.held.append(text)
             return
-        if self.write_now is not None and not self.outbox.busy and self.write_now(text):
-            return
-        self._queue(text)
+        self._write((text,))
 
-    def _queue(self, text: str) -> None:
+    def _write(self, texts: tuple[str, ...] | list[str]) -> None:
+        # At once when nothing waits before them and the socket can take them, else queued for the writer.
         outbox = self.outbox
-        if len(outbox) >= OUTBOX_LIMIT:
-            self.close(1008)
+        if self.write_now is not None and not outbox.busy and self.write_now(*texts):
             return
-        outbox.put(text)
-        if self.wake is not None:
-            self.wake()
+        for text in texts:
+            if len(outbox) >= OUTBOX_LIMIT:
+                self.close(1008)
+                return
+            outbox.put(text)
+            if self.wake is not None:
+                self.wake()
 
     def error(self, code: str, reason: str, cid: str | None = None, extra: dict[str, Any] | None = None) -> None:
         """Send an error message (``extra``: more fields, such as a quota's ``retry_after``)."""

@@ -288,17 +288,18 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
         ws.scope["headers"].clear()
         conn = Conn(player, table_id[:32], session=token if player is not None else None,
                     write_now=(ws.scope.get("extensions") or {}).get(SEND_NOW))
-        writing: list[asyncio.Task[None]] = []  # the writer while it runs (``Outbox``)
+        writer: asyncio.Task[None] | None = None  # the writer while it runs (``Outbox``)
 
         def wake() -> None:
-            if not writing or writing[0].done():
-                writing[:] = [asyncio.get_running_loop().create_task(_writer(ws, conn))]
+            nonlocal writer
+            if writer is None or writer.done():
+                writer = asyncio.get_running_loop().create_task(_writer(ws, conn))
 
         async def writer_done() -> None:  # (the close was queued: the writer sends what is left, then closes)
-            if writing:
+            if writer is not None:
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(writing[0], 5)
-                writing[0].cancel()
+                    await asyncio.wait_for(writer, 5)
+                writer.cancel()
 
         conn.wake = wake
         refused = await socket_quota(player)
