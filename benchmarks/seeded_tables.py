@@ -41,15 +41,17 @@ def next_rows(t: Any, rng: random.Random, step: int) -> list[Any] | None:
 
 def payloads(t: Any, rows: list[Any], viewers: list[int | None], shown: Any) -> tuple[dict[Any, list[str]], Any]:
     """What the table sends its ``viewers`` for new rows, and what they have been shown after them, as the
-    hub builds them with no clock running (``Hub._broadcast``): the engine's change for a card where the
-    code measured has it (``play_payloads``), else the shared state compared (``event_payloads``)."""
+    hub builds them with no clock running (``protocol.table_payloads``: the engine's change for a card,
+    else the shared state compared), or, in code from before it, ``event_payloads``."""
     from functools import partial
 
     from spades.server import protocol
 
-    fast = getattr(protocol, "play_payloads", None)
-    got = None if fast is None else fast(rows, t.rules.layout, viewers, t.game.hand if t.game.hands else None,
-                                         t.own_fields, shown, partial(t.public_state), None, True)
-    if got is None:
+    choose = getattr(protocol, "table_payloads", None)
+    got: tuple[dict[Any, list[str]], Any]
+    if choose is None:
         got = protocol.event_payloads(rows, t.rules.layout, viewers, t.public_state(), t.own_fields, shown)
-    return got  # type: ignore[no-any-return]
+    else:
+        got = choose(rows, t.rules.layout, viewers, t.game.hand if t.game.hands else None, t.own_fields, shown,
+                     partial(t.public_state), None, True)
+    return got

@@ -1,7 +1,7 @@
 """The engine's change for a card played (``play_payloads``) is exactly what comparing the states gives
-(``event_payloads``): in seeded games of every preset, through the hub's own send path, every message a
-table sends is the one the comparison would have sent, and no event ever falls back to whole states for
-want of a state to compare with (``Live``)."""
+(``event_payloads``): in seeded games of every preset, through the hub's own send path
+(``table_payloads``), every message a table sends is the one the comparison would have sent, and no event
+ever falls back to whole states for want of a state to compare with (``Live``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import spades.server.hub as hub_module
+import spades.server.protocol as protocol
 from spades.core.presets import PRESETS
 from spades.server.protocol import Live, event_payloads, play_payloads
 
@@ -43,8 +43,8 @@ def test_the_engines_change_is_the_comparisons(preset: str, monkeypatch: pytest.
             assert got[0] == shadow["expected"], rows
         return got
 
-    monkeypatch.setattr(hub_module, "play_payloads", fast)
-    monkeypatch.setattr(hub_module, "event_payloads", slow)
+    monkeypatch.setattr(protocol, "play_payloads", fast)
+    monkeypatch.setattr(protocol, "event_payloads", slow)
     run(preset, seed=sum(map(ord, preset)) + 1, batches=300)
     assert counts["whole states for want of a state"] == 0, counts
     # Both paths were taken, and nothing was kept to compare with for most cards (all but a hand's last two).
@@ -60,6 +60,6 @@ def test_a_running_clock_takes_the_comparison(monkeypatch: pytest.MonkeyPatch) -
         taken[got is not None] += 1
         return got
 
-    monkeypatch.setattr(hub_module, "play_payloads", fast)
+    monkeypatch.setattr(protocol, "play_payloads", fast)
     run("standard", seed=5, batches=120, timed=True)
     assert taken[True] == 0 and taken[False] > 100, taken

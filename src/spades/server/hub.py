@@ -41,11 +41,10 @@ from spades.server.protocol import (
     client_id_of,
     encode_message,
     event_message,
-    event_payloads,
     full_state,
     parse_action,
-    play_payloads,
     project_event,
+    table_payloads,
 )
 from spades.server.table import Seat, TableState
 from spades.storage.base import (
@@ -780,15 +779,10 @@ class Hub:
         if not conns:
             t.shown = None  # nobody to send to: whoever comes gets a whole state first
             return
-        viewers = [v for _, v in conns]
         clock_free = t.id not in self.deadlines and t.rules.time_limit_minutes is None
-        fast = play_payloads(rows, t.rules.layout, viewers, t.game.hand if t.game.hands else None, t.own_fields,
-                             t.shown, partial(self.public_state, t), info, clock_free)
-        if fast is None:
-            texts, t.shown = event_payloads(rows, t.rules.layout, viewers, self.public_state(t), t.own_fields,
-                                            t.shown, info)
-        else:
-            texts, t.shown = fast
+        texts, t.shown = table_payloads(rows, t.rules.layout, [v for _, v in conns],
+                                        t.game.hand if t.game.hands else None, t.own_fields, t.shown,
+                                        partial(self.public_state, t), info, clock_free)
         for conn, viewer in conns:
             for text in texts[viewer]:
                 conn.send_text(text)

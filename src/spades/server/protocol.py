@@ -468,6 +468,18 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
     return out, after
 
 
+def table_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | None], hand: Hand | None,
+                   own: Callable[[int | None], dict[str, Any]], shown: Shown | Live | None,
+                   public: Callable[[], dict[str, Any]], table: dict[str, Any] | None = None,
+                   clock_free: bool = False) -> tuple[dict[int | None, list[str]], Shown | Live]:
+    """What a table sends its viewers for new rows, and what they have been shown after them: the engine's
+    change where it has one (``play_payloads``), else the shared state ``public()`` compared with what was
+    shown (``event_payloads``). ``clock_free``: no turn or game clock runs at the table."""
+    viewers = list(viewers)
+    got = play_payloads(rows, layout, viewers, hand, own, shown, public, table, clock_free)
+    return got if got is not None else event_payloads(rows, layout, viewers, public(), own, shown, table)
+
+
 FULL_STATE_KINDS = frozenset({"seat"})
 """Rows after which every viewer gets its whole state instead of a change: a seat change (a socket may
 now look from another seat)."""
