@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, cast
 
 from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
@@ -238,21 +237,25 @@ def public_fields(hand: Hand) -> dict[str, Any]:
 
 def _tricks_json(hand: Hand) -> list[dict[str, Any]]:
     """The hand's finished tricks as clients receive them (``trick_to_json`` of each), the list built again
-    only when a trick was added (the tricks before it keep their dicts) or taken back: it is the same at
-    every card of a trick. The list is
+    only when a trick was added or taken back, and then keeping the dicts of the tricks it still starts
+    with: each trick is written once, and the list is the same at every card of a trick. The list is
     shared by the states built from the same tricks (``spades.server.protocol.Shown`` keeps it and
     compares it by identity), and must not be changed."""
     tricks = hand.tricks
-    last = tricks[-1] if tricks else None
     memo = getattr(hand, "_tricks_memo", None)
-    if memo is not None and memo[0] is last and len(memo[1]) == len(tricks):
-        return cast(list[dict[str, Any]], memo[1])
-    # The tricks written before are kept when they are the first of these (a trick was added).
-    kept: list[dict[str, Any]] = []
-    if memo is not None and 0 < len(memo[1]) < len(tricks) and tricks[len(memo[1]) - 1] is memo[0]:
-        kept = memo[1]
-    out = [*kept, *(trick_to_json(t) for t in tricks[len(kept):])]
-    hand._tricks_memo = (last, out)
+    if memo is None:
+        out = [trick_to_json(t) for t in tricks]
+    else:
+        seen, written = memo
+        if len(seen) == len(tricks) and (not tricks or seen[-1] is tricks[-1]):  # the same trick as before
+            return cast(list[dict[str, Any]], written)
+        same = 0  # the tricks this list still starts with (the same, or equal when taken back and restored)
+        for a, b in zip(seen, tricks, strict=False):
+            if a is not b and a != b:
+                break
+            same += 1
+        out = [*written[:same], *(trick_to_json(t) for t in tricks[same:])]
+    hand._tricks_memo = (tuple(tricks), out)
     return out
 
 
@@ -638,11 +641,11 @@ def action_seen(action: Action, viewer: int | None, layout: Layout) -> dict[str,
     return {"seat": action.seat, "draw": True}
 
 
-@lru_cache(maxsize=16384)
 def trick_to_json(trick: Trick) -> dict[str, Any]:
     """A finished trick as JSON (``{"leader", "cards": [[seat, "AS"], ...], "winner"}``). Finished tricks
-    are public and never change, and every view of a hand repeats them, so each is converted once: the
-    dict is shared, and must not be changed."""
+    are public and never change: ``public_fields`` converts each once per hand and keeps the list on the
+    hand (``_tricks_json``), so no cache of every trick seen is kept here (one of 16,384 tricks held some
+    2 KiB per connection of a full server: benchmarks/README.md, sixth session)."""
     pairs = _CARD_PAIRS
     return {"leader": trick.leader, "cards": [pairs[s][c] for s, c in trick.cards], "winner": trick.winner}
 
