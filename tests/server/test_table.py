@@ -5,9 +5,12 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
+import spades.server.table as table_module
 from spades.core.actions import PLAYS, Look, Misdeal, Play
 from spades.server.protocol import project_event
-from spades.server.table import CHAT_KEEP, EVENTS_KEEP, Seat, TableState, event_of_kept, kept_event
+from spades.server.table import CHAT_KEEP, EVENTS_KEEP, ClientIds, Seat, TableState, event_of_kept, kept_event
 from spades.storage import open_storage
 from spades.storage.base import TableRow
 
@@ -33,7 +36,9 @@ def test_replaying_the_rows_rebuilds_the_same_table() -> None:
     again.replay(rows)
     assert again.seq == t.seq == 8 and again.last_game_seq == 8
     assert again.game.hand.hands == t.game.hand.hands and again.game.hand.bids == t.game.hand.bids
-    assert again.client_ids == {"p2": {"s1": 6}, f"p{seat}": {"c1": 8}}
+    assert again.client_ids.get("p2", "s1") == 6 and again.client_ids.get(f"p{seat}", "c1") == 8
+    assert len(again.client_ids) == 2 and again.client_ids.get("p2", "c1") is None
+    assert again.client_ids.get(f"p{seat}", "s1") is None and again.client_ids.get("p9", "c1") is None
     assert again.deals == t.deals and again.pending is None
     # The deal row keeps its secrets to itself: a viewer gets only dealer and commitment.
     deal = next(r for r in rows if r.kind == "deal")
@@ -155,3 +160,34 @@ def test_a_restart_remembers_which_players_are_away() -> None:
         act("player")
     act("player")
     assert replayed() == set()
+
+
+def test_client_ids_answer_each_id_with_its_event_and_nothing_else() -> None:
+    """Every id a player used is found with the number of the event it made, for that player only; an id
+    never used is not found, nor is one used by another player."""
+    ids = ClientIds()
+    rng = random.Random(5)
+    used: dict[tuple[str, str], int] = {}
+    for seq in range(1, 2001):
+        player, cid = f"p{rng.randrange(3)}", f"{rng.getrandbits(40):x}-{seq}"
+        used[player, cid] = seq
+        ids.add(player, cid, seq)
+    assert len(ids) == 2000
+    assert all(ids.get(player, cid) == seq for (player, cid), seq in used.items())
+    assert ids.get("p0", "never") is None and ids.get("p9", "1-1") is None
+    assert sum(ids.get(f"p{(int(p[1]) + 1) % 3}", cid) is not None for p, cid in used) == 0
+    # Twelve bytes an id (the strings held about 125).
+    kept = sum(len(h) + len(s) * s.itemsize for h, s in ids._players.values())
+    assert kept == 12 * 2000
+
+
+def test_a_client_id_is_not_found_across_two_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ids' hashes lie end to end: eight bytes that match across two of them are no id."""
+    keys = {"a": b"\x00" * 4 + b"\x01" * 4, "b": b"\x01" * 4 + b"\x02" * 4, "c": b"\x01" * 8}
+    monkeypatch.setattr(table_module, "_id_key", keys.__getitem__)
+    ids = ClientIds()
+    ids.add("p", "a", 3)
+    ids.add("p", "b", 4)
+    assert ids.get("p", "c") is None  # b"\x01" * 8 lies at bytes 4-11
+    ids.add("p", "c", 9)
+    assert (ids.get("p", "a"), ids.get("p", "b"), ids.get("p", "c")) == (3, 4, 9)

@@ -70,8 +70,9 @@ class ServerConfig:
     from memory (a finished one once nobody is connected); any use reloads it from its log. More than the
     longest turn timer (600 s), so a waiting turn's timer is never what is dropped."""
     resume_window: int = 64
-    """A reconnecting client missing at most this many events gets them; more gets a snapshot (a table
-    keeps its last ``spades.server.table.EVENTS_KEEP`` in memory, 64, so more than that is no use)."""
+    """A reconnecting client missing at most this many events gets them; more gets a snapshot. A table
+    keeps its last ``spades.server.table.EVENTS_KEEP`` events (16 to 24) in memory; older ones within the
+    window are read from the log (``Hub.missed_since``)."""
     login_attempts: int = 5
     """Failed logins allowed at once per user name from one address (and per address); after them each
     try waits 1, 2, 4... seconds after the last failure (``spades.server.accounts.AttemptLimiter``)."""

@@ -987,7 +987,7 @@ class Hub:
         t = await self._load(conn.table_id)
         if t is None:
             raise ProtocolError("no_table", "there is no such table")
-        done = None if cid is None else t.client_ids.get(player.id, {}).get(cid)
+        done = None if cid is None else t.client_ids.get(player.id, cid)
         if done is not None:
             conn.send({"type": "ack", "id": cid, "seq": done, "duplicate": True})
             return None

@@ -6,6 +6,7 @@ persists and broadcasts them.
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,48 @@ which is what a client that lost its socket for a moment missed; one that missed
 resume window, gets them from the log (``Hub.missed_since``), and beyond it a snapshot. Each kept row holds
 about 180 bytes: 64 to 96 of them were about 6 KiB of every connection of a table in play, and 1,000-2,000
 were once most of what a table held (``benchmarks/table_memory.py``)."""
+
+
+class ClientIds:
+    """Each player's client ids at a table, to the number of the event each made: every id of the game, so
+    that none is ever applied twice. An id is kept as its 64-bit ``hash`` (keyed afresh by each process,
+    so nobody outside can make two ids collide, and the odds of a collision by chance are about one in
+    10^13 for a player's thousand ids) beside its event's number, in a byte string and an array per player:
+    12 bytes an id, where a dict of the id strings held about 125 (a long game's ids were some 20 KiB of
+    a table: benchmarks/README.md, sixth session). A lookup is one byte search of the player's hashes, about
+    a microsecond for 300 ids."""
+
+    __slots__ = ("_players",)
+
+    def __init__(self) -> None:
+        self._players: dict[str, tuple[bytearray, array[int]]] = {}
+
+    def add(self, player_id: str, client_id: str, seq: int) -> None:
+        """Remember that ``player_id``'s ``client_id`` made event ``seq``."""
+        kept = self._players.get(player_id)
+        if kept is None:
+            kept = self._players[player_id] = (bytearray(), array("i"))
+        kept[0].extend(_id_key(client_id))
+        kept[1].append(seq)
+
+    def get(self, player_id: str, client_id: str) -> int | None:
+        """The number of the event ``player_id``'s ``client_id`` made, or ``None`` if it made none."""
+        kept = self._players.get(player_id)
+        if kept is None:
+            return None
+        hashes, seqs = kept
+        key = _id_key(client_id)
+        at = hashes.find(key)
+        while at > 0 and at % 8:  # a match straddling two hashes is none
+            at = hashes.find(key, at + 1)
+        return None if at < 0 else seqs[at // 8]
+
+    def __len__(self) -> int:
+        return sum(len(seqs) for _, seqs in self._players.values())
+
+
+def _id_key(client_id: str) -> bytes:
+    return hash(client_id).to_bytes(8, "little", signed=True)
 
 
 def kept_event(row: EventRow) -> str:
@@ -102,9 +145,9 @@ class TableState:
         """The most recent events (``EVENTS_KEEP`` to one and a half times as many), for catching clients up,
         each as ``kept_event`` writes it: the last is event ``seq``, and the numbers have no gaps."""
         self._seq = 0
-        self.client_ids: dict[str, dict[str, int]] = {}
+        self.client_ids = ClientIds()
         """Each player's client ids at this table, to the number of the event each made (every one of the
-        game: one is never applied twice). By player, as a pair per id cost a third more."""
+        game: one is never applied twice)."""
         self.chat: list[dict[str, Any]] = []
         self.deals: list[dict[str, Any]] = []
         """What each dealt hand's reveal and the game's record say of its shuffle: ``hand``, ``seed``,
@@ -406,7 +449,7 @@ class TableState:
             self.last_game_seq = row.seq
             self.turn_started_at = row.created_at
         if row.player_id and row.client_id:
-            self.client_ids.setdefault(row.player_id, {})[row.client_id] = row.seq
+            self.client_ids.add(row.player_id, row.client_id, row.seq)
 
     def apply_row(self, row: EventRow) -> None:
         """Apply one logged row to the live state (replaying the log, or after building it)."""
