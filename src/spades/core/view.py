@@ -644,8 +644,8 @@ def action_seen(action: Action, viewer: int | None, layout: Layout) -> dict[str,
 def trick_to_json(trick: Trick) -> dict[str, Any]:
     """A finished trick as JSON (``{"leader", "cards": [[seat, "AS"], ...], "winner"}``). Finished tricks
     are public and never change: ``public_fields`` converts each once per hand and keeps the list on the
-    hand (``_tricks_json``), so no cache of every trick seen is kept here (one of 16,384 tricks held some
-    2 KiB per connection of a full server: benchmarks/README.md, sixth session)."""
+    hand (``_tricks_json``), so no cache of every trick seen is kept here (one of 16,384 tricks' dicts was
+    over a quarter of what a table grew by: benchmarks/README.md, sixth session)."""
     pairs = _CARD_PAIRS
     return {"leader": trick.leader, "cards": [pairs[s][c] for s, c in trick.cards], "winner": trick.winner}
 
