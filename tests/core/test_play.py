@@ -3,12 +3,14 @@ six-handed identical cards, and the error messages of illegal plays."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from spades.core import Game, IllegalActionError, Phase, Play, parse_face, seeded_shuffler
-from spades.variants import load_rules
+from spades.variants import PRESETS, load_rules
 
-from .support import bid_round, held_texts, legal_texts, make_hand, play_texts, snapshot
+from .support import bid_round, choose, held_texts, legal_texts, make_hand, play_texts, snapshot
 
 # Dealer 3, so seat 0 bids and leads first. Seat 2 holds every diamond, seat 3 seven hearts and six spades.
 DEAL_A = [
@@ -278,3 +280,21 @@ def test_a_play_is_one_shared_copy_per_seat_and_card() -> None:
     assert odd == Play(7, 3) and play(0, 500) == Play(0, 500)
     with pytest.raises(IllegalActionError):
         hand.apply(odd)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_cards_to_play_counts_down_to_the_end_of_the_play(preset: str) -> None:
+    """From the first card to the last, ``cards_to_play`` is the cards the seats still hold (every preset:
+    two-handed draws, jokers, six seats) and falls by one a card; it is 0 once the hand is over."""
+    rng = random.Random(preset)
+    game = Game(load_rules(preset), shuffler=seeded_shuffler(3))
+    hand = game.hand
+    while hand.phase is not Phase.PLAY and not hand.is_over:
+        game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
+    assert not hand.is_over  # (no misdeal is called: every seeded deal reaches its play)
+    while not hand.is_over:
+        assert hand.cards_to_play == sum(h.bit_count() for h in hand.hands) > 0
+        left = hand.cards_to_play
+        game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
+        assert hand.cards_to_play == (left - 1 if not hand.is_over else 0)
+    assert left == 1

@@ -415,6 +415,14 @@ class Hand:
         phase = self.phase
         return phase is _DONE or phase is _MISDEALT
 
+    @property
+    def cards_to_play(self) -> int:
+        """Cards still to be played before the hand's play ends (every seat's, in every trick left; 0 once
+        the hand is over). Meaningful from the play's start: before it, the whole play's count."""
+        if self.is_over:
+            return 0
+        return (self.layout.hand_size - self.trick_no) * self.layout.n - len(self.current)
+
     def partner(self, seat: int) -> int | None:
         """The seat's partner, or ``None`` in solo games."""
         return self.layout.partner[seat]

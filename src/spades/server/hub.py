@@ -201,8 +201,8 @@ class Conn:
                 self.close(1008)
                 return
             outbox.put(text)
-            if self.wake is not None:
-                self.wake()
+        if self.wake is not None:
+            self.wake()
 
     def error(self, code: str, reason: str, cid: str | None = None, extra: dict[str, Any] | None = None) -> None:
         """Send an error message (``extra``: more fields, such as a quota's ``retry_after``)."""

@@ -461,7 +461,7 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
             got = texts[key] = [encode_message(msg)]
         out[v] = got
     after: Shown | Live
-    if hand.trick_no + 1 < hand.layout.hand_size or len(hand.current) + 1 < hand.n:  # (the next is not the last card)
+    if hand.cards_to_play > 1:  # (the next card is not the hand's last)
         after = Live(row.seq, frozenset(out), marks)
     else:
         after = shown_as(row.seq, public(), {v: own(v) for v in out})
