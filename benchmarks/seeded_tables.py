@@ -43,8 +43,6 @@ def payloads(t: Any, rows: list[Any], viewers: list[int | None], shown: Any) -> 
     """What the table sends its ``viewers`` for new rows, and what they have been shown after them, as the
     hub builds them with no clock running (``protocol.table_payloads``: the engine's change for a card,
     else the shared state compared), or, in code from before it, ``event_payloads``."""
-    from functools import partial
-
     from spades.server import protocol
 
     choose = getattr(protocol, "table_payloads", None)
@@ -53,5 +51,5 @@ def payloads(t: Any, rows: list[Any], viewers: list[int | None], shown: Any) -> 
         got = protocol.event_payloads(rows, t.rules.layout, viewers, t.public_state(), t.own_fields, shown)
     else:
         got = choose(rows, t.rules.layout, viewers, t.game.hand if t.game.hands else None, t.own_fields, shown,
-                     partial(t.public_state), None, True)
+                     t.public_state, None, True)
     return got
