@@ -22,6 +22,7 @@ from spades.storage import (
     open_storage,
 )
 from spades.storage.schema import metadata
+from spades.storage.sql import WAL_CHECKPOINT_PAGES
 
 PG_URL = os.environ.get("SPADES_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -152,6 +153,7 @@ def test_sqlite_uses_wal(tmp_path: Path) -> None:
     st = open_storage(f"sqlite:///{tmp_path / 'w.db'}")
     with st.engine.connect() as c:
         assert c.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert c.execute(text("PRAGMA wal_autocheckpoint")).scalar() == WAL_CHECKPOINT_PAGES > 1000
     st.close()
 
 
