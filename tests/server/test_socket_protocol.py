@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 import uvicorn
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
+from websockets.uri import parse_uri
 
-from spades.server.socket_protocol import SEND_NOW, LeanWebSocketProtocol, _Flag, _Inbox
+from spades.server.socket_protocol import SEND_NOW, LeanWebSocketProtocol, _Flag, _Inbox, _Ping, _pings
 
 OPEN: list[Any] = []  # the protocols of the sockets the test server has open
 WROTE: list[Any] = []  # what ``now_app``'s writes at once returned
@@ -81,7 +83,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(protocol: type[WebSocketsSansIOProtocol], app: Any = echo_app) -> Iterator[str]:
+def serving(protocol: type[WebSocketsSansIOProtocol], app: Any = echo_app,
+            ping: tuple[float, float] | None = None) -> Iterator[str]:
+    """A uvicorn server of ``app`` on ``protocol`` in a thread; ``ping``: its keepalive (interval, timeout)."""
     port = _free_port()
 
     class Recorded(protocol):  # type: ignore[valid-type, misc]
@@ -90,7 +94,8 @@ def serving(protocol: type[WebSocketsSansIOProtocol], app: Any = echo_app) -> It
             OPEN.append(self)
 
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           ws=Recorded, ws_ping_interval=None, lifespan="off"))
+                                           ws=Recorded, ws_ping_interval=ping and ping[0],
+                                           ws_ping_timeout=ping and ping[1], lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     for _ in range(200):
@@ -204,6 +209,54 @@ def test_an_open_socket_holds_less() -> None:
     stock = _traced_kib_per_socket(WebSocketsSansIOProtocol, 100)
     lean = _traced_kib_per_socket(LeanWebSocketProtocol, 100)
     assert stock - lean > 7.5, (stock, lean)
+
+
+def test_keepalive_pings_come_from_one_timer_for_all_sockets() -> None:
+    """Each socket is pinged and its pong heard (its round trip measured), its next ping waits in the one
+    ``_Pings`` of the loop instead of a timer of its own (uvicorn's held about half a kilobyte a socket),
+    and a closed socket's entry is gone."""
+    with serving(LeanWebSocketProtocol, ping=(0.2, 5.0)) as url:
+        clients = [connect(f"{url}/x") for _ in range(3)]
+        for ws in clients:
+            ws.send("a")
+            assert ws.recv(5) == "A"
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not all(p.last_ping_rtt > 0 for p in OPEN):
+            time.sleep(0.05)
+        assert len(OPEN) == 3 and all(p.last_ping_rtt > 0 for p in OPEN)  # pinged, and the pong heard
+        pings = _pings(OPEN[0].loop)
+        for ws in clients:  # (the clients answer pings in their own threads: the sockets stay open)
+            ws.send("b")
+            assert ws.recv(5) == "B"
+        assert all(isinstance(p.ping_timer, _Ping | None) for p in OPEN) and 0 < len(pings) <= 3
+        for ws in clients:
+            ws.close()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and len(pings):
+            time.sleep(0.05)
+        assert len(pings) == 0
+
+
+def test_a_socket_that_never_answers_a_ping_is_closed() -> None:
+    """A peer that completes the handshake and then never answers a ping is closed once the pong's timeout
+    has passed, as uvicorn's own timers close it."""
+    with serving(LeanWebSocketProtocol, ping=(0.2, 0.3)) as url:
+        host, port = url.removeprefix("ws://").split(":")
+        client = ClientProtocol(parse_uri(f"{url}/x"))
+        with socket.create_connection((host, int(port)), timeout=10) as raw:
+            client.send_request(client.connect())
+            raw.sendall(b"".join(client.data_to_send()))
+            got = b""
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                chunk = raw.recv(65536)  # the handshake's answer, the pings, the close frame, then the end
+                if not chunk:
+                    break
+                got += chunk
+            else:
+                pytest.fail("the server kept a socket open that never answered its pings")
+        assert got.startswith(b"HTTP/1.1 101")
+        assert b"keepalive ping timeout" in got  # the close frame's reason
 
 
 def test_the_inbox_gives_items_in_order_to_its_one_reader() -> None:

@@ -12,6 +12,11 @@ is a list and at most one waiting future, and ``writable`` a flag that makes a f
 really has to wait (``benchmarks/README.md``, issue 19, has the measurements; ``tests/server/test_socket_protocol.py``
 checks both the savings and the behaviour against the pinned uvicorn).
 
+Its keepalive pings are sent by one timer of the process for all its sockets (``_Pings``), not one timer a
+socket: uvicorn arms a ``call_later`` per socket for the next ping, about 0.55 KiB held by each socket for
+its whole life (the loop's timer handle and its callback); the pings go out in the same second as
+uvicorn's would, and a socket whose pong does not come within the timeout is closed as before.
+
 It also offers the application a way to write a text message at once (``send_text_now``, through the
 scope extension ``SEND_NOW``): a table's event then goes to each socket from the loop's step that made
 it, not through a wake of each socket's writer task and an ASGI ``send`` each (``Conn.send_text``).
@@ -23,10 +28,14 @@ uvicorn's version is pinned; the tests fail if an upgrade changes them.
 from __future__ import annotations
 
 import asyncio
+import logging
+import math
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
+
+log = logging.getLogger(__name__)
 
 SEND_NOW = "spades.send_text_now"
 """The ASGI scope extension (``scope["extensions"][SEND_NOW]``) by which a socket served by
@@ -106,6 +115,84 @@ class _Flag:
         return True
 
 
+class _Pings:
+    """The next keepalive ping of every socket of one event loop, by the whole second it is due in, sent by
+    one timer that runs while any is due: what uvicorn's ``schedule_ping`` arms a timer a socket for. A
+    socket's entry stands where uvicorn keeps its timer (``ping_timer``), so that uvicorn's own
+    ``stop_keepalive`` (on a close or a lost connection) takes it out through ``cancel``."""
+
+    __slots__ = ("_at", "_due", "_loop", "_timer")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._due: dict[int, dict[LeanWebSocketProtocol, None]] = {}
+        self._timer: asyncio.TimerHandle | None = None
+        self._at = 0
+
+    def add(self, protocol: LeanWebSocketProtocol, delay: float) -> _Ping:
+        second = math.ceil(self._loop.time() + delay)
+        self._due.setdefault(second, {})[protocol] = None
+        if self._timer is None or second < self._at:
+            self._arm()
+        return _Ping(self, second, protocol)
+
+    def remove(self, second: int, protocol: LeanWebSocketProtocol) -> None:
+        due = self._due.get(second)
+        if due is not None:
+            due.pop(protocol, None)
+            if not due:
+                del self._due[second]
+
+    def _arm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = None
+        if self._due:
+            self._at = min(self._due)
+            self._timer = self._loop.call_at(self._at, self._tick)
+
+    def _tick(self) -> None:
+        self._timer = None
+        now = self._loop.time()
+        try:
+            for second in sorted(s for s in self._due if s <= now):
+                for protocol in self._due.pop(second):
+                    try:  # (it clears its ``ping_timer``; a socket closing sends nothing)
+                        protocol.send_keepalive_ping()
+                    except Exception:  # one socket's failure stops no other socket's pings
+                        log.exception("could not send a keepalive ping")
+        finally:
+            self._arm()
+
+    def __len__(self) -> int:
+        return sum(len(due) for due in self._due.values())
+
+
+class _Ping:
+    """One socket's next ping in ``_Pings`` (what uvicorn asks of the ``ping_timer`` it keeps: ``cancel``)."""
+
+    __slots__ = ("_pings", "_protocol", "_second")
+
+    def __init__(self, pings: _Pings, second: int, protocol: LeanWebSocketProtocol) -> None:
+        self._pings, self._second, self._protocol = pings, second, protocol
+
+    def cancel(self) -> None:
+        self._pings.remove(self._second, self._protocol)
+
+
+_PINGS: dict[asyncio.AbstractEventLoop, _Pings] = {}
+"""Each running loop's ``_Pings`` (a process runs one loop; the tests start servers on loops of their own)."""
+
+
+def _pings(loop: asyncio.AbstractEventLoop) -> _Pings:
+    pings = _PINGS.get(loop)
+    if pings is None:
+        for old in [k for k in _PINGS if k.is_closed()]:
+            del _PINGS[old]
+        pings = _PINGS[loop] = _Pings(loop)
+    return pings
+
+
 class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol, holding less per open socket (the module's docstring says what)."""
 
@@ -119,6 +206,13 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         scope = getattr(self, "scope", None)
         if scope is not None:  # (no scope: the handshake was refused before the application ran)
             scope["extensions"][SEND_NOW] = self.send_text_now
+
+    def schedule_ping(self) -> None:
+        """uvicorn's next keepalive ping, in ``delay`` seconds as uvicorn reckons it, by the process's one
+        timer (``_Pings``) instead of a timer of its own."""
+        assert self.ping_interval is not None
+        delay = max(0.0, self.ping_interval - self.last_ping_rtt)
+        self.ping_timer = _pings(self.loop).add(self, delay)  # type: ignore[assignment]
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
