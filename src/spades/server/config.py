@@ -71,7 +71,7 @@ class ServerConfig:
     longest turn timer (600 s), so a waiting turn's timer is never what is dropped."""
     resume_window: int = 64
     """A reconnecting client missing at most this many events gets them; more gets a snapshot. A table
-    keeps its last ``spades.server.table.EVENTS_KEEP`` events (16 to 24) in memory; older ones within the
+    keeps its last ``spades.server.table.EVENTS_KEEP`` events (8 to 12) in memory; older ones within the
     window are read from the log (``Hub.missed_since``)."""
     login_attempts: int = 5
     """Failed logins allowed at once per user name from one address (and per address); after them each

@@ -26,12 +26,13 @@ from spades.variants import load_rules
 CHAT_KEEP = 50
 """Chat lines kept in memory per table for snapshots."""
 
-EVENTS_KEEP = 16
-"""Recent events kept in memory per table for catching clients up. A table keeps its last 16 to 24 rows,
-which is what a client that lost its socket for a moment missed; one that missed more, within the hub's
-resume window, gets them from the log (``Hub.missed_since``), and beyond it a snapshot. Each kept row holds
-about 180 bytes: 64 to 96 of them were about 6 KiB of every connection of a table in play, and 1,000-2,000
-were once most of what a table held (``benchmarks/table_memory.py``)."""
+EVENTS_KEEP = 8
+"""Recent events kept in memory per table for catching clients up. A table keeps its last 8 to 12 rows,
+what a client that lost its socket for a moment (two tricks of play) missed; one that missed more, within
+the hub's resume window, gets them from the log (``Hub.missed_since``: one indexed read), and beyond it a
+snapshot. Each kept row holds about 150 bytes: 64 to 96 of them were about 6 KiB of every connection of a
+table in play, and 1,000-2,000 were once most of what a table held; 16 to 24 were still 1.7 KiB more than
+8 to 12 of a young table's 16.6 (``benchmarks/table_memory.py``, issue 19)."""
 
 
 class ClientIds:
