@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from spades.core import Game, IllegalActionError, Phase, Play, parse_face, seeded_shuffler
+from spades.core import Game, IllegalActionError, Look, Phase, Play, parse_face, seeded_shuffler
 from spades.variants import PRESETS, load_rules
 
 from .support import bid_round, choose, held_texts, legal_texts, make_hand, play_texts, snapshot
@@ -298,3 +298,25 @@ def test_cards_to_play_counts_down_to_the_end_of_the_play(preset: str) -> None:
         game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
         assert hand.cards_to_play == (left - 1 if not hand.is_over else 0)
     assert left == 1
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_bid_turns_left_count_down_through_the_bidding(preset: str) -> None:
+    """In the bidding, ``bid_turns_left`` is the seats that have not spoken (every preset: team bidding's
+    accepts are turns too, looks are not) and falls by one a bid or accept; it is 0 outside the bidding."""
+    rng = random.Random(preset)
+    game = Game(load_rules(preset), shuffler=seeded_shuffler(5))
+    hand = game.hand
+    while hand.phase is not Phase.BID and not hand.is_over:
+        assert hand.bid_turns_left == 0
+        game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
+    spoke = 0
+    while hand.phase is Phase.BID:
+        left = hand.bid_turns_left
+        assert left == hand.n - spoke > 0
+        action = choose(rng, game.legal_actions(), misdeal_p=0)
+        game.apply(action)
+        if not isinstance(action, Look):
+            spoke += 1
+            assert hand.bid_turns_left == (left - 1 if hand.phase is Phase.BID else 0)
+    assert spoke == (0 if hand.context.bidless else hand.n) and hand.bid_turns_left == 0

@@ -1,4 +1,4 @@
-"""The engine's change for a card played (``play_payloads``) is exactly what comparing the states gives
+"""The engine's change for a card played or a bid (``play_payloads``) is exactly what comparing the states gives
 (``event_payloads``): in seeded games of every preset, through the hub's own send path
 (``table_payloads``), every message a table sends is the one the comparison would have sent, and no event
 ever falls back to whole states for want of a state to compare with (``Live``)."""
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import spades.server.protocol as protocol
-from spades.core.presets import PRESETS
+from spades.core.presets import PRESETS, load_rules
 from spades.server.protocol import Live, event_payloads, play_payloads
 
 from .event_streams import run
@@ -31,6 +31,8 @@ def test_the_engines_change_is_the_comparisons(preset: str, monkeypatch: pytest.
         got = play_payloads(rows, layout, viewers, hand, own, shown, public, table, clock_free)
         if got is not None:
             counts["live" if isinstance(got[1], Live) else "fast"] += 1
+            if rows[-1].kind == "action" and rows[-1].data["action"]["a"] == "bid":
+                counts["bid"] += 1
             assert got[0] == shadow["expected"], rows
         return got
 
@@ -49,6 +51,9 @@ def test_the_engines_change_is_the_comparisons(preset: str, monkeypatch: pytest.
     assert counts["whole states for want of a state"] == 0, counts
     # Both paths were taken, and nothing was kept to compare with for most cards (all but a hand's last two).
     assert counts["fast"] > 0 and counts["slow"] > 0 and counts["live"] > counts["fast"], counts
+    # Bids take it too where the bids are plain (and the bidding goes on), but not where rules restrict them.
+    plain = load_rules(preset).fast.plain_bids
+    assert (counts["bid"] > 0) == plain, counts
 
 
 def test_a_running_clock_takes_the_comparison(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -423,6 +423,12 @@ class Hand:
             return 0
         return (self.layout.hand_size - self.trick_no) * self.layout.n - len(self.current)
 
+    @property
+    def bid_turns_left(self) -> int:
+        """Seats still to speak in the bidding, the one to act included (every seat speaks once: a bid, or
+        with team bidding an ``Accept``); 0 outside the bidding."""
+        return self.layout.n - self.bid_pos if self.phase is _BID else 0
+
     def partner(self, seat: int) -> int | None:
         """The seat's partner, or ``None`` in solo games."""
         return self.layout.partner[seat]

@@ -369,6 +369,43 @@ def played_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, 
     return {}
 
 
+def bid_change(hand: Hand, before: Marks, player: int) -> tuple[dict[str, Any], Marks] | None:
+    """What changed in the shared view fields when ``player`` just bid and the bidding goes on, beyond
+    ``act_on`` of the bid (which writes it in ``bids``): ``to_act`` and ``sides`` where they differ from
+    ``before`` (the ``Marks`` of the view before the bid), in the view's order; with the marks after the
+    bid. ``None`` (the views are compared instead, ``change_of``) unless the bids are plain (no team
+    bidding, side limits, forced bids or misdeal calls: ``FastPaths.plain_bids``), the bidding goes on,
+    and the bidder had looked at its cards (a blind bid shows the bidder its cards).
+
+    The engine's answer for a bid as ``played_change`` is for a card: exactly what comparing the two views
+    gives (``tests/server/test_play_payloads.py`` holds the two to each other in every preset)."""
+    if hand.phase is not Phase.BID or not hand.rules.fast.plain_bids or not hand.looked[player]:
+        return None
+    to_act = hand.to_act
+    if to_act == player:
+        return None
+    out: dict[str, Any] = {}
+    if to_act != before[0]:
+        out["to_act"] = to_act
+    sides = _sides_json(hand)
+    if sides is not before[3]:
+        out.update(change_of({"sides": before[3]}, {"sides": sides}))
+    return out, (to_act, before[1], before[2], sides)
+
+
+def bid_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, Any]:
+    """What changed in ``viewer``'s own view fields when ``player`` bid and ``bid_change`` answered: the seat
+    to act now gets its bids (no other seat has a legal action in plain bidding), the bidder has none
+    left, and nobody else's own fields change (the bidder had looked: its cards were shown already)."""
+    if viewer is None:
+        return {}
+    if viewer == hand.to_act:
+        return change_of({"seat": viewer, "legal": []}, {"seat": viewer, "legal": _legal_json(hand, viewer)})
+    if viewer == player:
+        return {"legal": []}
+    return {}
+
+
 def change_of(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """What changed from ``before`` to ``after`` (two states a client is shown, or two views), so that
     ``apply_change(before, change_of(before, after)) == after``. Pure: values are compared, no rule is

@@ -27,6 +27,8 @@ from spades.core.view import (
     act_on,
     action_seen,
     action_to_dict,
+    bid_change,
+    bid_own_change,
     change_of,
     close_trick,
     closed_trick,
@@ -436,15 +438,17 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
             msg["table"] = table
         text = [encode_message(msg)]
         return {v: text for v in viewers}, replace(shown, seq=row.seq)
-    if row.kind != "action" or row.data["action"]["a"] != "play":
+    kind = row.data["action"]["a"] if row.kind == "action" else None
+    if kind != "play" and kind != "bid":
         return None
-    played = played_change(hand, shown.marks)
-    if played is None:
-        return None
-    shared, marks = played
     action = decode_action(row.data["action"])
     player = action.seat
-    head = event_message(row.seq, project_event(row, None, layout, action))  # (a card is seen alike by all)
+    changed = played_change(hand, shown.marks) if kind == "play" else bid_change(hand, shown.marks, player)
+    if changed is None:
+        return None
+    shared, marks = changed
+    own_change = played_own_change if kind == "play" else bid_own_change
+    head = event_message(row.seq, project_event(row, None, layout, action))  # (seen alike by all)
     known = shown.viewers
     texts: dict[Any, list[str]] = {}
     out: dict[int | None, list[str]] = {}
@@ -453,7 +457,7 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
         key = ("fresh", v) if fresh else v if v == player or v == hand.to_act else "other"
         got = texts.get(key)
         if got is None:
-            mine = own(v) if fresh else played_own_change(hand, v, player)
+            mine = own(v) if fresh else own_change(hand, v, player)
             view = {**shared, **mine}
             msg = {**head, "change": {"view": view} if view else {}}
             if table is not None:
@@ -461,7 +465,10 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
             got = texts[key] = [encode_message(msg)]
         out[v] = got
     after: Shown | Live
-    if hand.cards_to_play > 1:  # (the next card is not the hand's last)
+    # Nothing is kept when the next event takes this path too: a card but the hand's last, a bid but the
+    # bidding's last by a seat that has looked (a look, a blind bid or the last bid compare the states).
+    if (hand.cards_to_play > 1 if kind == "play"
+            else hand.bid_turns_left > 1 and hand.to_act is not None and hand.looked[hand.to_act]):
         after = Live(row.seq, frozenset(out), marks)
     else:
         after = shown_as(row.seq, public(), {v: own(v) for v in out})
