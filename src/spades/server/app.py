@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
 
 from spades.server.accounts import dummy_hash
 from spades.server.config import ServerConfig
@@ -25,7 +26,7 @@ from spades.server.quotas import QuotaExceeded, Quotas
 from spades.server.rematch import rematch_router
 from spades.server.review import review_router
 from spades.server.routes import score_games_router, session_router, tables_router
-from spades.server.routes.tables import TableSockets, table_socket_endpoint
+from spades.server.routes.tables import TABLE_SOCKET, table_socket_endpoint
 from spades.server.site import COOKIE, Site, player_json
 from spades.server.stats import stats_router
 from spades.storage.base import Storage, StorageBusy
@@ -74,8 +75,8 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
             if storage is None:
                 st.close()
 
-    app = FastAPI(title="spades", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  default_response_class=SafeJSONResponse)
+    app = SpadesApp(title="spades", lifespan=lifespan, docs_url=None, redoc_url=None,
+                    default_response_class=SafeJSONResponse)
     app.state.site = site
     app.state.quotas = quotas
     """The site's quotas (``spades.server.quotas``), shared by the HTTP endpoints and the table socket."""
@@ -106,13 +107,33 @@ def create_app(config: ServerConfig | None = None, storage: Storage | None = Non
     app.include_router(rematch_router(site.hub, site.current_player))  # POST /api/tables/{id}/rematch
     app.include_router(tables_router(site))
     app.include_router(score_games_router(site))
-    # The table socket is answered ahead of every middleware and router (``TableSockets``: a socket open
-    # for a whole game keeps none of their layers and its frames cross none of them). Starlette builds
-    # the stack on the first call, from the middleware added by then (the pages' included).
-    build_stack = app.build_middleware_stack
-    endpoint = table_socket_endpoint(site)
-    app.build_middleware_stack = lambda: TableSockets(build_stack(), endpoint)  # type: ignore[method-assign]
+    app.table_socket = table_socket_endpoint(site)  # answered ahead of the framework (``SpadesApp``)
     return app
 
 
-__all__ = ["COOKIE", "ApiError", "create_app", "make_hub", "player_json"]
+class SpadesApp(FastAPI):
+    """The application: FastAPI, answering the table socket ``/ws/tables/{id}`` (``table_socket``) in its own
+    call, ahead of the framework's middleware and routing and of FastAPI's and Starlette's own calls.
+
+    A table socket stays open for a whole game, and every frame it sends or receives crossed each layer
+    of the framework's stack (the exception middleware, the routers, the endpoint wrappers), each a
+    coroutine suspended for the socket's whole life: answering here keeps about 20 fewer of them per
+    connection and calls the server's own ``send`` and ``receive`` (``benchmarks/README.md``, issue 19);
+    answering in this call rather than in the first middleware also spares FastAPI's and Starlette's
+    ``__call__``, two more frames (about 0.5 KiB a socket). Every other request and socket goes through
+    the whole stack. The socket's own checks (its origin, its session, its quotas) are all in the endpoint;
+    the HTTP guard (``spades.web.security.SiteGuard``) passes sockets through untouched anyway."""
+
+    table_socket: Callable[[WebSocket, str], Awaitable[None]] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and self.table_socket is not None:
+            m = TABLE_SOCKET.fullmatch(scope["path"])
+            if m is not None:
+                scope["app"] = self  # (what Starlette's own call sets)
+                await self.table_socket(WebSocket(scope, receive, send), m.group(1))
+                return
+        await super().__call__(scope, receive, send)
+
+
+__all__ = ["COOKIE", "ApiError", "SpadesApp", "create_app", "make_hub", "player_json"]

@@ -17,7 +17,6 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response, WebSocket
 from pydantic import BaseModel, Field
-from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from spades.ai.base import PLAYER_LEVELS
@@ -338,30 +337,6 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
     return table_socket
 
 
-class TableSockets:
-    """The ASGI app that answers ``/ws/tables/{id}`` itself, ahead of the framework's middleware and routing.
-
-    A table socket stays open for a whole game, and every frame it sends or receives crossed each layer
-    of the framework's stack (the exception middleware, the routers, the endpoint wrappers), each a
-    coroutine suspended for the socket's whole life: answering here keeps about 20 fewer of them per
-    connection and calls the server's own ``send`` and ``receive`` (``benchmarks/README.md``, issue 19).
-    Every other request and socket goes on to ``app`` (the application's whole stack). The socket's own
-    checks (its origin, its session, its quotas) are all in the endpoint; the HTTP guard
-    (``spades.web.security.SiteGuard``) passes sockets through untouched anyway."""
-
-    def __init__(self, app: ASGIApp, endpoint: Callable[[WebSocket, str], Awaitable[None]]) -> None:
-        self.app = app
-        self.endpoint = endpoint
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            m = TABLE_SOCKET.fullmatch(scope["path"])
-            if m is not None:
-                await self.endpoint(WebSocket(scope, receive, send), m.group(1))
-                return
-        await self.app(scope, receive, send)
-
-
 class _Writer:
     """A socket's writer task while it runs (``Outbox``): ``wake`` starts it unless it runs. One small
     object a socket instead of two closures and the cell they share (about 0.3 KiB held for the socket's
@@ -409,4 +384,4 @@ async def _writer(ws: WebSocket, conn: Conn) -> None:
         await ws.close(code=conn.close_code or 1000)
 
 
-__all__ = ["MAX_TURN_SECONDS", "TableSockets", "table_socket_endpoint", "tables_router"]
+__all__ = ["MAX_TURN_SECONDS", "TABLE_SOCKET", "table_socket_endpoint", "tables_router"]
