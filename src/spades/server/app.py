@@ -124,14 +124,14 @@ class SpadesApp(FastAPI):
     the whole stack. The socket's own checks (its origin, its session, its quotas) are all in the endpoint;
     the HTTP guard (``spades.web.security.SiteGuard``) passes sockets through untouched anyway."""
 
-    table_socket: Callable[[WebSocket, str], Awaitable[None]] | None = None
+    table_socket: Callable[[WebSocket, str, Receive], Awaitable[None]] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket" and self.table_socket is not None:
             m = TABLE_SOCKET.fullmatch(scope["path"])
             if m is not None:
                 scope["app"] = self  # (what Starlette's own call sets)
-                await self.table_socket(WebSocket(scope, receive, send), m.group(1))
+                await self.table_socket(WebSocket(scope, receive, send), m.group(1), receive)
                 return
         await super().__call__(scope, receive, send)
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response, WebSocket
 from pydantic import BaseModel, Field
+from starlette.types import Receive
 from starlette.websockets import WebSocketDisconnect
 
 from spades.ai.base import PLAYER_LEVELS
@@ -241,8 +242,11 @@ def tables_router(site: Site) -> APIRouter:
 TABLE_SOCKET = re.compile(r"/ws/tables/([^/]+)")
 
 
-def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[None]]:
-    """The table socket ``/ws/tables/{id}`` (``docs/protocol.md``): one coroutine per open socket."""
+def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str, Receive], Awaitable[None]]:
+    """The table socket ``/ws/tables/{id}`` (``docs/protocol.md``): one coroutine per open socket, given the
+    socket, the table's id and the server's own ``receive``, which its messages are read from once the
+    socket is accepted (Starlette's ``WebSocket.receive`` would be one more call a message, and one more
+    frame held while the socket waits)."""
     cfg = site.config
     sockets: dict[str, int] = defaultdict(int)
     """Open table sockets per player in this process."""
@@ -270,7 +274,7 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
         own = {f"http://{host}", f"https://{host}"}
         return origin in own or origin in cfg.allowed_origins
 
-    async def table_socket(ws: WebSocket, table_id: str) -> None:
+    async def table_socket(ws: WebSocket, table_id: str, receive: Receive) -> None:
         if not origin_ok(ws):
             await ws.close(code=1008)
             return
@@ -301,7 +305,7 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str], Awaitable[No
         tokens, last = cfg.rate_burst, time.monotonic()
         try:
             while not conn.closed:
-                msg = await ws.receive()
+                msg = await receive()
                 if msg["type"] == "websocket.disconnect":
                     break
                 now = time.monotonic()
