@@ -343,8 +343,8 @@ def table_socket_endpoint(site: Site) -> Callable[[WebSocket, str, Receive], Awa
 
 class _Writer:
     """A socket's writer task while it runs (``Outbox``): ``wake`` starts it unless it runs. One small
-    object a socket instead of two closures and the cell they share (about 0.3 KiB held for the socket's
-    whole life, issue 19)."""
+    object a socket instead of two closures and the cell they share, held for the socket's whole life
+    (0.5 KiB of RSS a socket at 3,000 sockets, issue 19)."""
 
     __slots__ = ("conn", "task", "ws")
 
