@@ -406,6 +406,17 @@ def bid_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, Any
     return {}
 
 
+def next_change_known(hand: Hand) -> bool:
+    """Whether the change of the hand's next card or bid will be the engine's (``played_change``,
+    ``bid_change``) rather than a comparison of two views, so that no view before it needs keeping: in
+    the play, unless the next card is the hand's last; in plain bidding, unless the next bid is the
+    bidding's last or comes from a seat that has not looked (it may look, or bid blind)."""
+    if hand.phase is Phase.PLAY:
+        return hand.cards_to_play > 1
+    return (hand.phase is Phase.BID and hand.rules.fast.plain_bids and hand.bid_turns_left > 1
+            and hand.looked[hand.to_act])
+
+
 def change_of(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """What changed from ``before`` to ``after`` (two states a client is shown, or two views), so that
     ``apply_change(before, change_of(before, after)) == after``. Pure: values are compared, no rule is

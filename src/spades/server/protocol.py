@@ -32,6 +32,7 @@ from spades.core.view import (
     change_of,
     close_trick,
     closed_trick,
+    next_change_known,
     played_change,
     played_own_change,
 )
@@ -413,8 +414,9 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
                   own: Callable[[int | None], dict[str, Any]], shown: Shown | Live | None,
                   public: Callable[[], dict[str, Any]], table: dict[str, Any] | None = None,
                   clock_free: bool = False) -> tuple[dict[int | None, list[str]], Shown | Live] | None:
-    """``event_payloads`` of a lone card played while the hand's play goes on, with the change the engine
-    gives (``spades.core.view.played_change`` and ``played_own_change``) instead of building each
+    """``event_payloads`` of a lone card played while the hand's play goes on, or a bid while the bidding
+    goes on, with the change the engine gives (``spades.core.view.played_change`` and
+    ``played_own_change``, ``bid_change`` and ``bid_own_change``) instead of building each
     viewer's state and comparing it with the one sent before: the same messages, encoded once per
     distinct payload (``tests/server/test_play_payloads.py`` holds the two to each other in every preset).
     A chat line (``STATELESS_KINDS``) changes nothing: an empty change, and what was shown stays. ``None``
@@ -422,9 +424,9 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
     (``clock_free`` False: a turn or game clock ticks, so the state changes with time): the caller asks
     ``event_payloads``.
 
-    What they have been shown after it: ``Live`` unless the next card is the hand's last (which ends the
-    hand, and is compared with the state it follows), else the ``Shown`` state built from ``public()`` and
-    ``own``."""
+    What they have been shown after it: ``Live`` when the engine will give the next card's or bid's change
+    too (``spades.core.view.next_change_known``), else the ``Shown`` state built from ``public()`` and
+    ``own``, for the comparison the next event takes."""
     if not clock_free or hand is None or shown is None or shown.marks is None or len(rows) != 1:
         return None
     row = rows[0]
@@ -465,10 +467,7 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
             got = texts[key] = [encode_message(msg)]
         out[v] = got
     after: Shown | Live
-    # Nothing is kept when the next event takes this path too: a card but the hand's last, a bid but the
-    # bidding's last by a seat that has looked (a look, a blind bid or the last bid compare the states).
-    if (hand.cards_to_play > 1 if kind == "play"
-            else hand.bid_turns_left > 1 and hand.to_act is not None and hand.looked[hand.to_act]):
+    if next_change_known(hand):  # the next card or bid takes this path too: nothing to compare it with
         after = Live(row.seq, frozenset(out), marks)
     else:
         after = shown_as(row.seq, public(), {v: own(v) for v in out})
