@@ -24,15 +24,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-SPREAD_RUN = r"""
+ONE_RUN = r"""
 import json, random, sys, tempfile, time, uuid
 from spades.storage import open_storage
 from spades.storage.base import EventRow, TableRow
-tables, commits, per = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+tables, commits, spread = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 rng = random.Random(1)
 with tempfile.TemporaryDirectory() as d:
     st = open_storage(f"sqlite:///{d}/bench.db", 5.0)
-    ids = [uuid.UUID(int=rng.getrandbits(128)).hex for _ in range(tables)]
+    ids = ([uuid.UUID(int=rng.getrandbits(128)).hex for _ in range(tables)] if spread
+           else [f"t{i}" for i in range(tables)])
     for t in ids:
         st.create_table(TableRow(t, "standard", {}, True, None, "p", time.time()))
     seq = dict.fromkeys(ids, 0)
@@ -40,53 +41,32 @@ with tempfile.TemporaryDirectory() as d:
         batch = []
         for t in chosen:
             seq[t] += 1
-            person = seq[t] % 2 == 1
+            person = bool(spread) and seq[t] % 2 == 1  # (--spread: every other row a person's, with a client id)
             data = {"action": {"a": "play", "seat": seq[t] % 4, "card": seq[t] % 52},
                     "by": "player" if person else "bot"}
             batch.append((t, [EventRow(seq[t], "action", data, "p" if person else None,
                                        f"c{seq[t]}-{rng.getrandbits(40):x}" if person else None, None)]))
         assert not any(st.append_many(batch))
-    for k in range(40 * tables // 100):  # 40 events a table, in commits of 100 tables
-        commit(ids[(k * 100) % tables:][:100] or ids[:100])
-    picks = [rng.sample(ids, per) for _ in range(commits)]
+    if spread:  # 40 events a table first, in commits of 100 tables; then N tables drawn at random a commit
+        for _ in range(40):
+            for i in range(0, tables, 100):
+                commit(ids[i:i + 100])
+        picks = [rng.sample(ids, spread) for _ in range(commits)]
+    else:  # every table in every commit
+        commit(ids)
+        picks = [ids] * commits
     cpu, wall = time.process_time(), time.perf_counter()
     for chosen in picks:
         commit(chosen)
-    print(json.dumps({"us_cpu_per_event": 1e6 * (time.process_time() - cpu) / (commits * per),
-                      "ms_per_commit": 1e3 * (time.perf_counter() - wall) / commits}))
-"""
-
-ONE_RUN = r"""
-import json, sys, tempfile, time
-from spades.storage import open_storage
-from spades.storage.base import EventRow, TableRow
-tables, commits = int(sys.argv[1]), int(sys.argv[2])
-with tempfile.TemporaryDirectory() as d:
-    st = open_storage(f"sqlite:///{d}/bench.db", 5.0)
-    for i in range(tables):
-        st.create_table(TableRow(f"t{i}", "standard", {}, True, None, "p", time.time()))
-    seq = [0] * tables
-    def commit():
-        batch = []
-        for i in range(tables):
-            seq[i] += 1
-            data = {"action": {"a": "play", "seat": seq[i] % 4, "card": seq[i] % 52}, "by": "bot"}
-            batch.append((f"t{i}", [EventRow(seq[i], "action", data, None, None, None)]))
-        assert not any(st.append_many(batch))
-    commit()
-    cpu, wall = time.process_time(), time.perf_counter()
-    for _ in range(commits):
-        commit()
-    print(json.dumps({"us_cpu_per_event": 1e6 * (time.process_time() - cpu) / (commits * tables),
+    print(json.dumps({"us_cpu_per_event": 1e6 * (time.process_time() - cpu) / (commits * len(picks[0])),
                       "ms_per_commit": 1e3 * (time.perf_counter() - wall) / commits}))
 """
 
 
 def run(src: str, tables: int, commits: int, spread: int | None = None) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": src}
-    argv = [SPREAD_RUN, str(tables), str(commits), str(spread)] if spread else [ONE_RUN, str(tables), str(commits)]
-    out = subprocess.run([sys.executable, "-c", *argv], env=env, check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run([sys.executable, "-c", ONE_RUN, str(tables), str(commits), str(spread or 0)], env=env,
+                         check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
 
