@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from spades.storage import (
     open_storage,
 )
 from spades.storage.schema import metadata
-from spades.storage.sql import WAL_CHECKPOINT_PAGES
+from spades.storage.sql import WAL_CHECKPOINT_PAGES, is_busy
 
 PG_URL = os.environ.get("SPADES_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -233,6 +234,29 @@ def test_group_commit_keeps_each_tables_batch_whole(store: Storage) -> None:
     assert [e.seq for e in store.load_events("t1")] == [1, 2]
     assert [e.seq for e in store.load_events("t2")] == [1, 2] and store.chat_history("t2") == []
     assert [c.text for c in store.chat_history("t3")] == ["y"]
+
+
+def test_a_locked_sqlite_file_is_busy_for_the_group_commit(tmp_path: Path) -> None:
+    """The group commit on SQLite (the driver's own connection) says a lock held by another connection is
+    a busy database (``is_busy``: the server answers ``storage_busy``), for every table's batch, and stores
+    nothing; once the lock is gone the same rows go in."""
+    path = tmp_path / "spades.db"
+    st = open_storage(f"sqlite:///{path}", 0.2)
+    try:
+        for tid in ("t1", "t2"):
+            st.create_table(table(tid))
+        locker = sqlite3.connect(path)
+        locker.execute("BEGIN IMMEDIATE")
+        batches = [("t1", [EventRow(1, "seat", {"seat": 0})]), ("t2", [EventRow(1, "action", {"a": 1}, "p", "c")])]
+        errors = st.append_many(batches)
+        assert len(errors) == 2 and all(e is not None and is_busy(e) for e in errors), errors
+        locker.rollback()
+        locker.close()
+        assert st.load_events("t1") == [] and st.load_events("t2") == []
+        assert st.append_many(batches) == [None, None]
+        assert [e.client_id for e in st.load_events("t2")] == ["c"]
+    finally:
+        st.close()
 
 
 def test_finished_games_history_and_leaderboard(store: Storage) -> None:
