@@ -1,0 +1,148 @@
+"""CPU of the server's own path per table event, without sockets or a database: the hub (``spades.server.hub``)
+in one process, ``--tables`` tables of two people and two random computers (as ``spades bench server``
+seats them), every person answering at once on its turn, for this checkout and, with ``--baseline``,
+another one, run alternately in the same minutes so that the machine's load falls on both alike::
+
+    .venv/bin/python benchmarks/hub_path.py --tables 200 --seconds 8 --rounds 3 --baseline /tmp/base/src
+
+What it counts is the event loop thread's CPU per table event: a person's message handled (``Hub.handle``:
+the action parsed, checked and applied, its rows made), the group commit's hand-off (to a storage in
+memory, on the database thread, not counted), the broadcast (each viewer's payload built, encoded and
+written: the sockets' writes are a function that keeps nothing), the bots' moves and their timers. The
+simulated people's own work (choosing a legal move) is timed and taken off. The load bench
+(``spades bench server``) measures the same path with the sockets and SQLite; this one sees differences
+of a few per cent that the load bench's noise hides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ONE_RUN = r"""
+import asyncio, gc, json, random, sys, time
+import uvloop
+from spades.core.view import action_to_dict, view_hand
+from spades.server.hub import Conn, Hub
+from spades.server.protocol import PROTOCOL_VERSION, ProtocolError
+from spades.server.table import Seat
+from spades.storage.base import TableRow
+from spades.storage.memory import MemoryStorage
+
+tables, seconds = int(sys.argv[1]), float(sys.argv[2])
+
+
+async def main():
+    st = MemoryStorage()
+    hub = Hub(st, bot_delay=0)
+    await hub.start()
+    sent = [0]
+    driver = [0.0]
+    stop = asyncio.Event()
+    errors = []
+
+    async def person(conn, seat, woken, rng):
+        k = 0
+        while not stop.is_set():
+            await woken.wait()
+            woken.clear()
+            t0 = time.thread_time()
+            t = hub.tables.get(conn.table_id)
+            if t is None or t.over:
+                driver[0] += time.thread_time() - t0
+                return
+            if not t.started or t.to_act() != seat:
+                driver[0] += time.thread_time() - t0
+                continue
+            legal = [a for a in view_hand(t.game.hand, seat).legal]
+            k += 1
+            msg = {"type": "action", "id": f"c{k}", "seq": t.seq, "action": action_to_dict(rng.choice(legal))}
+            driver[0] += time.thread_time() - t0
+            try:
+                await hub.handle(conn, msg)
+            except ProtocolError as e:  # (a fault of this script: counted, and the table goes on)
+                errors.append(e.code)
+                woken.set()
+
+    people = []
+    for i in range(tables):
+        a, c = st.create_player(f"A{i}"), st.create_player(f"C{i}")
+        row = TableRow(f"t{i}", "standard", {"bot_level": "random", "turn_seconds": None}, True, None, a.id,
+                       time.time())
+        await hub.create_table(row, [(0, Seat(a.id, a.name)), (1, Seat(None, "B", "random")),
+                                     (2, Seat(c.id, c.name)), (3, Seat(None, "D", "random"))])
+        for seat, p in ((0, a), (2, c)):
+            woken = asyncio.Event()
+
+            def write_now(*texts, woken=woken):
+                sent[0] += len(texts)
+                woken.set()
+                return True
+
+            conn = Conn(p, row.id, write_now=write_now)
+            people.append((conn, seat, woken, random.Random(i * 4 + seat)))
+    for conn, _, _, _ in people:
+        await hub.handle(conn, {"type": "hello", "v": PROTOCOL_VERSION, "last_seq": None})
+    tasks = [asyncio.create_task(person(*p)) for p in people]
+    for _, _, woken, _ in people:
+        woken.set()
+    await asyncio.sleep(0.5)  # past the first deals
+    gc.collect()
+    e0, c0, d0 = sum(t.seq for t in hub.tables.values()), time.thread_time(), driver[0]
+    await asyncio.sleep(seconds)
+    e1, c1, d1 = sum(t.seq for t in hub.tables.values()), time.thread_time(), driver[0]
+    stop.set()
+    for p in people:
+        p[2].set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await hub.stop()
+    events = e1 - e0
+    print(json.dumps({"events": events, "us_per_event": 1e6 * ((c1 - c0) - (d1 - d0)) / max(1, events),
+                      "driver_us_per_event": 1e6 * (d1 - d0) / max(1, events), "errors": len(errors)}))
+
+
+uvloop.run(main())  # (the server's loop)
+"""
+
+
+def _run(src: str, tables: int, seconds: float) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": src}
+    out = subprocess.run([sys.executable, "-c", ONE_RUN, str(tables), str(seconds)], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    """Parse the arguments, run the rounds and print each checkout's median."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tables", type=int, default=200)
+    ap.add_argument("--seconds", type=float, default=8.0, help="seconds measured in each run")
+    ap.add_argument("--rounds", type=int, default=3, help="alternate runs of each checkout")
+    ap.add_argument("--baseline", help="the src folder of another checkout")
+    a = ap.parse_args()
+    here = str(Path(__file__).resolve().parent.parent / "src")
+    sides = {"this": here, **({"baseline": a.baseline} if a.baseline else {})}
+    got: dict[str, list[float]] = {k: [] for k in sides}
+    for _ in range(a.rounds):
+        for name, src in sides.items():
+            run = _run(src, a.tables, a.seconds)
+            if run["errors"]:
+                sys.exit(f"{name}: {run['errors']} messages were refused; the figure would not be the path's")
+            got[name].append(run["us_per_event"])
+    print(f"µs of the loop's CPU per table event ({a.tables} tables, {a.seconds:g} s a run), each round:")
+    for name, xs in got.items():
+        med = sorted(xs)[len(xs) // 2]
+        print(f"{name:10}" + "".join(f"{x:8.1f}" for x in xs) + f"   median {med:.1f}")
+    if a.baseline:
+        meds = {k: sorted(v)[len(v) // 2] for k, v in got.items()}
+        print(json.dumps({"us_per_event": meds, "baseline_over_this": round(meds["baseline"] / meds["this"], 3)}))
+
+
+if __name__ == "__main__":
+    main()
