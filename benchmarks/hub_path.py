@@ -12,6 +12,13 @@ written: the sockets' writes are a function that keeps nothing), the bots' moves
 simulated people's own work (choosing a legal move) is timed and taken off. The load bench
 (``spades bench server``) measures the same path with the sockets and SQLite; this one sees differences
 of a few per cent that the load bench's noise hides.
+
+``--database sqlite`` stores the log in a fresh SQLite file, and the figure is then the whole process's
+CPU (the database thread's included); ``--think 1`` with ``--tables 2500`` has the load bench's 5,000
+players thinking a second a move, so the commits are as small and the tables as many as there::
+
+    .venv/bin/python benchmarks/hub_path.py --tables 2500 --seconds 10 --database sqlite --think 1 \
+        --baseline /tmp/base/src
 """
 
 from __future__ import annotations
@@ -33,11 +40,16 @@ from spades.server.table import Seat
 from spades.storage.base import TableRow
 from spades.storage.memory import MemoryStorage
 
-tables, seconds = int(sys.argv[1]), float(sys.argv[2])
+tables, seconds, sqlite, think = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "sqlite", float(sys.argv[4])
 
 
 async def main():
-    st = MemoryStorage()
+    if sqlite:  # the server's own log, in a fresh file: its database thread's CPU is in process_us_per_event
+        import tempfile
+        from spades.storage import open_storage
+        st = open_storage(f"sqlite:///{tempfile.mkdtemp()}/hub.db")
+    else:
+        st = MemoryStorage()
     hub = Hub(st, bot_delay=0)
     await hub.start()
     sent = [0]
@@ -58,6 +70,13 @@ async def main():
             if not t.started or t.to_act() != seat:
                 driver[0] += time.thread_time() - t0
                 continue
+            if think:  # a person thinking, as in the load bench: 0.5-1.5 times the mean
+                driver[0] += time.thread_time() - t0
+                await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
+                t0 = time.thread_time()
+                if t.over or t.to_act() != seat:
+                    driver[0] += time.thread_time() - t0
+                    continue
             legal = [a for a in view_hand(t.game.hand, seat).legal]
             k += 1
             msg = {"type": "action", "id": f"c{k}", "seq": t.seq, "action": action_to_dict(rng.choice(legal))}
@@ -92,9 +111,9 @@ async def main():
         woken.set()
     await asyncio.sleep(0.5)  # past the first deals
     gc.collect()
-    e0, c0, d0 = sum(t.seq for t in hub.tables.values()), time.thread_time(), driver[0]
+    e0, c0, d0, p0 = sum(t.seq for t in hub.tables.values()), time.thread_time(), driver[0], time.process_time()
     await asyncio.sleep(seconds)
-    e1, c1, d1 = sum(t.seq for t in hub.tables.values()), time.thread_time(), driver[0]
+    e1, c1, d1, p1 = sum(t.seq for t in hub.tables.values()), time.thread_time(), driver[0], time.process_time()
     stop.set()
     for p in people:
         p[2].set()
@@ -104,6 +123,7 @@ async def main():
     await hub.stop()
     events = e1 - e0
     print(json.dumps({"events": events, "us_per_event": 1e6 * ((c1 - c0) - (d1 - d0)) / max(1, events),
+                      "process_us_per_event": 1e6 * ((p1 - p0) - (d1 - d0)) / max(1, events),
                       "driver_us_per_event": 1e6 * (d1 - d0) / max(1, events), "errors": len(errors)}))
 
 
@@ -111,9 +131,10 @@ uvloop.run(main())  # (the server's loop)
 """
 
 
-def _run(src: str, tables: int, seconds: float) -> dict[str, float]:
+def _run(src: str, tables: int, seconds: float, database: str = "memory", think: float = 0.0) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": src}
-    out = subprocess.run([sys.executable, "-c", ONE_RUN, str(tables), str(seconds)], env=env, check=True,
+    out = subprocess.run([sys.executable, "-c", ONE_RUN, str(tables), str(seconds), database, str(think)], env=env,
+                         check=True,
                          capture_output=True, text=True).stdout
     return dict(json.loads(out.strip().splitlines()[-1]))
 
@@ -125,17 +146,24 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=8.0, help="seconds measured in each run")
     ap.add_argument("--rounds", type=int, default=3, help="alternate runs of each checkout")
     ap.add_argument("--baseline", help="the src folder of another checkout")
+    ap.add_argument("--database", choices=("memory", "sqlite"), default="memory",
+                    help="the hub's storage: in memory, or SQLite in a fresh file (the figure is then the whole "
+                         "process's CPU, the database thread's included)")
+    ap.add_argument("--think", type=float, default=0.0,
+                    help="mean seconds a person thinks before a move (0: at once; 1 with --tables 2500 is the load "
+                         "bench's 5,000 players)")
     a = ap.parse_args()
     here = str(Path(__file__).resolve().parent.parent / "src")
     sides = {"this": here, **({"baseline": a.baseline} if a.baseline else {})}
     got: dict[str, list[float]] = {k: [] for k in sides}
     for _ in range(a.rounds):
         for name, src in sides.items():
-            run = _run(src, a.tables, a.seconds)
+            run = _run(src, a.tables, a.seconds, a.database, a.think)
             if run["errors"]:
                 sys.exit(f"{name}: {run['errors']} messages were refused; the figure would not be the path's")
-            got[name].append(run["us_per_event"])
-    print(f"µs of the loop's CPU per table event ({a.tables} tables, {a.seconds:g} s a run), each round:")
+            got[name].append(run["process_us_per_event" if a.database == "sqlite" else "us_per_event"])
+    whose = "the process's" if a.database == "sqlite" else "the loop's"
+    print(f"µs of {whose} CPU per table event ({a.tables} tables, {a.seconds:g} s a run), each round:")
     for name, xs in got.items():
         med = sorted(xs)[len(xs) // 2]
         print(f"{name:10}" + "".join(f"{x:8.1f}" for x in xs) + f"   median {med:.1f}")
