@@ -44,6 +44,12 @@ tables, seconds, sqlite, think = int(sys.argv[1]), float(sys.argv[2]), sys.argv[
 
 
 async def main():
+    try:  # the collector as ``spades serve`` sets it (at 2,500 tables Python's default costs a sixth more)
+        from spades.server.cli import tune_gc
+    except ImportError:
+        pass
+    else:
+        tune_gc()
     if sqlite:  # the server's own log, in a fresh file: its database thread's CPU is in process_us_per_event
         import tempfile
         from spades.storage import open_storage
