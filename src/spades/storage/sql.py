@@ -289,11 +289,11 @@ class SqlStorage:
     def _insert_sqlite(self, batches: list[tuple[str, list[EventRow]]]) -> None:
         """``write_events`` in a transaction of its own, on the driver's connection itself: the group commit
         of a server on SQLite, every move's path. SQLAlchemy's connection, transaction and execution context
-        cost 3-4 µs a stored row of the database thread's Python (which holds the interpreter's lock the
-        event loop needs): 14.5-16.0 against 11.4-11.8 µs a row for the same commits of 12 rows
-        (``benchmarks/README.md``, issue 19). The connection is the pool's, with its pragmas; errors are
-        SQLAlchemy's, as on the other path (``IntegrityError`` for a used number, ``OperationalError``
-        for a lock: ``is_busy``)."""
+        around each commit were Python on the database thread, which holds the interpreter's lock the event
+        loop needs: a stored move took 24.2 µs of CPU through them and 19.6 here
+        (``benchmarks/group_commit.py --spread 12``, issue 19). The connection is the pool's, with its
+        pragmas; errors are SQLAlchemy's, as on the other path (``IntegrityError`` for a used number,
+        ``OperationalError`` for a lock: ``is_busy``)."""
         events, chats = _event_values(batches)
         if not events:
             return
