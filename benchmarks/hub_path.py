@@ -1,7 +1,8 @@
-"""CPU of the server's own path per table event, without sockets or a database: the hub (``spades.server.hub``)
-in one process, ``--tables`` tables of two people and two random computers (as ``spades bench server``
-seats them), every person answering at once on its turn, for this checkout and, with ``--baseline``,
-another one, run alternately in the same minutes so that the machine's load falls on both alike::
+"""CPU of the server's own path per table event, without sockets (and, unless asked, without a database): the
+hub (``spades.server.hub``) in one process, ``--tables`` tables of two people and two random computers
+(as ``spades bench server`` seats them), every person answering at once on its turn, for this checkout
+and, with ``--baseline``, another one, run alternately in the same minutes so that the machine's load
+falls on both alike::
 
     .venv/bin/python benchmarks/hub_path.py --tables 200 --seconds 8 --rounds 3 --baseline /tmp/base/src
 
@@ -58,7 +59,6 @@ async def main():
         st = MemoryStorage()
     hub = Hub(st, bot_delay=0)
     await hub.start()
-    sent = [0]
     driver = [0.0]
     stop = asyncio.Event()
     errors = []
@@ -83,9 +83,9 @@ async def main():
                 if t.over or t.to_act() != seat:
                     driver[0] += time.thread_time() - t0
                     continue
-            legal = [a for a in view_hand(t.game.hand, seat).legal]
             k += 1
-            msg = {"type": "action", "id": f"c{k}", "seq": t.seq, "action": action_to_dict(rng.choice(legal))}
+            action = rng.choice(view_hand(t.game.hand, seat).legal)
+            msg = {"type": "action", "id": f"c{k}", "seq": t.seq, "action": action_to_dict(action)}
             driver[0] += time.thread_time() - t0
             try:
                 await hub.handle(conn, msg)
@@ -104,7 +104,6 @@ async def main():
             woken = asyncio.Event()
 
             def write_now(*texts, woken=woken):
-                sent[0] += len(texts)
                 woken.set()
                 return True
 
@@ -140,8 +139,7 @@ uvloop.run(main())  # (the server's loop)
 def _run(src: str, tables: int, seconds: float, database: str = "memory", think: float = 0.0) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": src}
     out = subprocess.run([sys.executable, "-c", ONE_RUN, str(tables), str(seconds), database, str(think)], env=env,
-                         check=True,
-                         capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True).stdout
     return dict(json.loads(out.strip().splitlines()[-1]))
 
 
