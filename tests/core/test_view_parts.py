@@ -227,3 +227,31 @@ def test_finished_tricks_are_written_once_each() -> None:
             assert tricks == [trick_to_json(t) for t in hand.tricks]
         before = tricks
     assert len(before) == 13
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_view_is_the_dataclass_it_would_be_from_its_fields(preset: str) -> None:
+    """``view_hand`` fills the frozen ``HandView`` without its ``__init__`` (a computer player's every move
+    pays for the view): at every step of a seeded game it has exactly the dataclass's fields, equals and
+    hashes as ``HandView(**fields)`` does, and stays frozen."""
+    import dataclasses
+
+    from spades.core.view import HandView
+
+    names = [f.name for f in dataclasses.fields(HandView)]
+    rules = load_rules(preset)
+    seed = sum(map(ord, preset)) + 1
+    rng = random.Random(seed)
+    game = Game(rules, first_dealer=0, shuffler=seeded_shuffler(seed), clock=(lambda: 0.0)
+                if rules.time_limit_minutes else None)
+    for _ in range(150):
+        if game.over:
+            break
+        for v in [*range(rules.layout.n), None]:
+            view = view_hand(game.hand, v)
+            assert list(vars(view)) == names
+            made = HandView(**{name: getattr(view, name) for name in names})
+            assert view == made and hash(view) == hash(made) and repr(view) == repr(made)
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                view.seat = 0  # type: ignore[misc]
+        game.apply(choose(rng, game.legal_actions()))
