@@ -520,7 +520,7 @@ def event_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int |
                   for r in rows)
     shared_change: dict[str, Any] = {}
     actions = [decode_action(r.data["action"]) if r.kind == "action" else None for r in rows]
-    acts = [] if full else [action_to_dict(a, marked=True) for a in actions if isinstance(a, Play | Bid)]
+    acts = [] if full else [action_to_dict(a, marked=True) for a in actions if isinstance(a, (Play, Bid))]
     if not full:
         assert isinstance(shown, Shown)
         base = shown.public
