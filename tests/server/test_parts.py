@@ -20,6 +20,8 @@ from .event_streams import drain
 class RecordingBus(NoBus):
     """A bus that keeps what the hub gives it; ``watched``: the tables a socket here opened."""
 
+    replicas = True
+
     def __init__(self) -> None:
         self.published: list[tuple[str, Published]] = []
         self.forwarded: list[tuple[str, str, dict[str, Any]]] = []

@@ -380,6 +380,8 @@ class LeaseOwnership(HubPart):
 class RedisBus(HubPart):
     """The ``Bus`` of a cluster process: Redis (see the module's notes)."""
 
+    replicas = True
+
     def __init__(self, redis_url: str, node: str, *, prefix: str = "spades:", lease_seconds: float = 5.0,
                  last_seqs: Callable[[list[str]], dict[str, int]]) -> None:
         self.redis: aioredis.Redis = aioredis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=2)

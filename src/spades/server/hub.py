@@ -503,7 +503,8 @@ class Hub:
                 log.exception("could not keep the finished game of table %s", t.id)
         self.schedule(t)  # first, so that the state sent carries the new turn's deadline
         self._broadcast(t, rows)
-        self.bus.publish(t.id, Published(rows, sorted(t.away), self.turn_left(t.id)))
+        if self.bus.replicas:
+            self.bus.publish(t.id, Published(rows, sorted(t.away), self.turn_left(t.id)))
         if any(r.kind in ("seat", "deal", "over") for r in rows):
             await self.bus.list_table(t)
         if t.over:

@@ -106,6 +106,10 @@ class Ownership(Protocol):
 class Bus(Protocol):
     """How this process hears of, and tells, the other processes (see the module's notes)."""
 
+    replicas: bool
+    """Other processes may keep replicas of this one's tables: ``publish`` has somebody to tell. The hub
+    builds an update only then (``False``: one process, where each move would build one for nobody)."""
+
     def bind(self, hub: Hub) -> None:
         """Called once by the hub this part serves."""
 
@@ -265,6 +269,8 @@ class LocalOwnership:
 
 class NoBus:
     """One process: there is nobody to tell or hear."""
+
+    replicas = False
 
     def bind(self, hub: Hub) -> None:
         """Nothing to remember."""
