@@ -103,21 +103,24 @@ def test_migrations_match_the_schema(sql_store: SqlStorage) -> None:
     migrate(store.engine)
 
 
-def test_the_client_id_index_holds_only_the_rows_with_one(sql_store: SqlStorage) -> None:
-    """The client-id uniqueness is a partial index (migration 0005): rows without a client id (a
-    computer's moves, deals) are not in it, and the same client id twice is still refused (above)."""
+def test_the_log_has_one_unique_index_the_event_number(sql_store: SqlStorage) -> None:
+    """Since migration 0006 the events' only uniqueness is their number per table: the client-id index is
+    gone (the table answers a client id seen before, ``ClientIds``), so a person's move writes one b-tree
+    leaf fewer at each group commit."""
     with sql_store.engine.connect() as c:
         if sql_store.engine.dialect.name == "sqlite":
-            partial = {r[1]: r[4] for r in c.execute(text("PRAGMA index_list('events')"))}
-            assert partial["uq_events_client_id"] == 1
+            unique = {r[1] for r in c.execute(text("PRAGMA index_list('events')")) if r[2]}
+            assert unique == {"sqlite_autoindex_events_1"}
+            cols = [r[2] for r in c.execute(text("PRAGMA index_info('sqlite_autoindex_events_1')"))]
+            assert cols == ["table_id", "seq"]
         else:
-            sql = c.execute(text("select indexdef from pg_indexes where indexname = 'uq_events_client_id'")).scalar()
-            assert sql is not None and "WHERE (client_id IS NOT NULL)" in sql
+            names = {r[0] for r in c.execute(text("select indexname from pg_indexes where tablename = 'events'"))}
+            assert "uq_events_client_id" not in names and "uq_events_table_seq" in names
 
 
 def test_an_older_database_is_migrated_with_its_events(tmp_path: Path) -> None:
-    """A database at migration 0004 (the constraint over every row) keeps every event through 0005's
-    rebuild of the table, and refuses a client id used before it."""
+    """A database at migration 0004 (the client-id constraint over every row) keeps every event through
+    0005's rebuild of the table and 0006's drop of the client-id index, and still refuses a used number."""
     from alembic import command
     from alembic.config import Config
 
@@ -143,9 +146,10 @@ def test_an_older_database_is_migrated_with_its_events(tmp_path: Path) -> None:
     try:
         assert [(e.seq, e.client_id) for e in st.load_events("t1")] == [(1, None), (2, "c1"), (3, None)]
         with pytest.raises(DuplicateError):
-            st.append_events("t1", [EventRow(4, "action", {"a": 4}, "p1", "c1")])
+            st.append_events("t1", [EventRow(3, "action", {"a": 4}, "p1", "c2")])
         st.append_events("t1", [EventRow(4, "action", {"a": 4}), EventRow(5, "action", {"a": 5}, "p1", "c2")])
-        assert [e.seq for e in st.load_events("t1")] == [1, 2, 3, 4, 5]
+        assert [(e.seq, e.client_id) for e in st.load_events("t1")] == [(1, None), (2, "c1"), (3, None),
+                                                                          (4, None), (5, "c2")]
     finally:
         st.close()
 
@@ -206,10 +210,10 @@ def test_event_log_is_append_only_and_unique(store: Storage) -> None:
     store.append_events("t1", rows)
     with pytest.raises(DuplicateError):
         store.append_events("t1", [EventRow(2, "action", {"a": 2})])
-    # The same client id twice is refused, and nothing of that batch is stored.
+    # A batch with a used number is refused whole: nothing of it is stored, its chat line neither.
     with pytest.raises(DuplicateError):
         store.append_events("t1", [EventRow(3, "chat", {"name": "a", "text": "x", "player": "p1"}),
-                                   EventRow(4, "action", {"a": 3}, "p1", "c1")])
+                                   EventRow(2, "action", {"a": 3}, "p1", "c2")])
     assert [e.seq for e in store.load_events("t1")] == [1, 2]
     assert store.chat_history("t1") == []
     store.append_events("t1", [EventRow(3, "chat", {"name": "Ann", "text": "<b>hi</b>", "player": "p1"}, "p1")])
@@ -228,7 +232,7 @@ def test_group_commit_keeps_each_tables_batch_whole(store: Storage) -> None:
         == [None, None]
     errors = store.append_many([("t1", [EventRow(2, "action", {"a": 2})]),
                                 ("t2", [EventRow(3, "chat", {"name": "a", "text": "x", "player": "p"}),
-                                        EventRow(4, "action", {"a": 3}, "p", "c")]),  # client id "c" again
+                                        EventRow(2, "action", {"a": 3}, "p", "d")]),  # number 2 again
                                 ("t3", [EventRow(1, "chat", {"name": "b", "text": "y", "player": "q"})])])
     assert errors[0] is None and isinstance(errors[1], DuplicateError) and errors[2] is None
     assert [e.seq for e in store.load_events("t1")] == [1, 2]

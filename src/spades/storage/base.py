@@ -200,7 +200,9 @@ class EventLog(Protocol):
 
     def append_events(self, table_id: str, rows: list[EventRow]) -> None:
         """Append events in one transaction; ``DuplicateError`` (and nothing stored) when a sequence
-        number or a (player, client id) pair is already in the log."""
+        number is already in the log. Client ids are stored, not checked here: the table that applies the
+        actions answers an id it has seen (``spades.server.table.ClientIds``, filled from the log), and a
+        number taken already keeps a second owner's copy out."""
         ...
 
     def append_many(self, batches: list[tuple[str, list[EventRow]]]) -> list[Exception | None]:

@@ -133,7 +133,7 @@ class Leases:
 
     def append_fenced(self, table_id: str, epoch: int, rows: list[EventRow]) -> None:
         """Append events only while this owner holds the table at ``epoch`` (``LeaseLost`` otherwise,
-        ``DuplicateError`` when a number or client id is already in the log); nothing is stored on
+        ``DuplicateError`` when a number is already in the log); nothing is stored on
         either error."""
         if not rows:
             return
@@ -142,7 +142,7 @@ class Leases:
                 self.fence(c, table_id, epoch)
                 write_events(c, [(table_id, rows)])
         except IntegrityError:
-            raise DuplicateError(f"event {rows[0].seq} of table {table_id} or its client id is already stored") \
+            raise DuplicateError(f"event {rows[0].seq} of table {table_id} is already stored") \
                 from None
 
     def max_seqs(self, table_ids: list[str]) -> dict[str, int]:

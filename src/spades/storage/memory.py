@@ -1,11 +1,11 @@
 """``MemoryStorage``: every storage interface in the process's memory, for tests and throwaway servers.
 
 It keeps the same promises as ``SqlStorage`` (the storage suite runs on both): events are unique per
-``(table, seq)`` and per ``(table, player, client id)``, a batch is stored whole or not at all, rows go
-through JSON on the way in and out (so a caller never shares a dict with the store, and keys come back
-as the database gives them: strings), session tokens are kept only as their SHA-256. Nothing outlives
-the object: a server restarted on the same ``MemoryStorage`` finds its tables again, a new process does
-not. One lock makes every method safe from any thread.
+``(table, seq)`` (client ids are kept, not checked: the table answers them), a batch is stored whole or
+not at all, rows go through JSON on the way in and out (so a caller never shares a dict with the store,
+and keys come back as the database gives them: strings), session tokens are kept only as their SHA-256.
+Nothing outlives the object: a server restarted on the same ``MemoryStorage`` finds its tables again, a
+new process does not. One lock makes every method safe from any thread.
 """
 
 from __future__ import annotations
@@ -65,7 +65,6 @@ class MemoryStorage:
         self._sessions: dict[str, str] = {}
         self._tables: dict[str, TableRow] = {}
         self._events: dict[str, list[EventRow]] = {}
-        self._client_ids: dict[str, set[tuple[str, str]]] = {}
         self._chat: dict[str, list[ChatRow]] = {}
         self._games: dict[str, bytes] = {}
         self._results: list[_Result] = []
@@ -273,15 +272,9 @@ class MemoryStorage:
 
     def _check(self, table_id: str, rows: list[EventRow]) -> None:
         seqs = {r.seq for r in self._events.get(table_id, [])}
-        cids = self._client_ids.get(table_id, set())
         new_seqs = [r.seq for r in rows]
-        new_cids: list[tuple[str, str]] = []
-        for r in rows:
-            if r.player_id is not None and r.client_id is not None:  # NULLs never clash, as in SQL
-                new_cids.append((r.player_id, r.client_id))
-        if (seqs & set(new_seqs) or len(set(new_seqs)) != len(new_seqs)
-                or cids & set(new_cids) or len(set(new_cids)) != len(new_cids)):
-            raise DuplicateError(f"event {rows[0].seq} of table {table_id} or its client id is already stored")
+        if seqs & set(new_seqs) or len(set(new_seqs)) != len(new_seqs):
+            raise DuplicateError(f"event {rows[0].seq} of table {table_id} is already stored")
 
     def _write(self, table_id: str, rows: list[EventRow]) -> None:
         now = time.time()
@@ -289,8 +282,6 @@ class MemoryStorage:
         for r in rows:
             kept = EventRow(r.seq, r.kind, _copy(r.data), r.player_id, r.client_id, r.created_at or now)
             log.append(kept)
-            if r.player_id is not None and r.client_id is not None:
-                self._client_ids.setdefault(table_id, set()).add((r.player_id, r.client_id))
             if r.kind == "chat":
                 self._chat.setdefault(table_id, []).append(
                     ChatRow(r.seq, r.player_id, r.data["name"], r.data["text"], kept.created_at))

@@ -15,7 +15,6 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
-    text,
 )
 
 metadata = MetaData()
@@ -62,10 +61,9 @@ events = Table(
     Column("player_id", String(32), nullable=True),
     Column("client_id", String(64), nullable=True),
     Column("created_at", Float, nullable=False),
+    # The log's one guard: an event number is stored once. Client ids are answered by the table that
+    # applies the actions (every id of its game, filled again from here when it is rebuilt): migration 0006.
     UniqueConstraint("table_id", "seq", name="uq_events_table_seq"),
-    # Only the rows with a client id (a person's actions): migration 0005.
-    Index("uq_events_client_id", "table_id", "player_id", "client_id", unique=True,
-          sqlite_where=text("client_id IS NOT NULL"), postgresql_where=text("client_id IS NOT NULL")),
 )
 
 chat = Table(

@@ -253,7 +253,7 @@ class SqlStorage:
         try:
             self._insert_events([(table_id, rows)], guard)
         except IntegrityError:
-            raise DuplicateError(f"event {rows[0].seq} of table {table_id} or its client id is already stored") \
+            raise DuplicateError(f"event {rows[0].seq} of table {table_id} is already stored") \
                 from None
 
     def append_many(self, batches: list[tuple[str, list[EventRow]]],
