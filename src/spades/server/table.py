@@ -207,9 +207,11 @@ class TableState:
 
     def to_act(self) -> int | None:
         """The seat whose turn it is, or ``None`` (not started, or over)."""
-        if self.over or not self.started or self.game.hand.is_over:
+        hands = self.game.hands  # (asked several times at every event: no property read twice)
+        if self.over or not hands:
             return None
-        return self.game.hand.to_act
+        hand = hands[-1]
+        return None if hand.is_over else hand.to_act
 
     def _game_clock(self) -> float:
         return self._at if self._at is not None else self.clock()
