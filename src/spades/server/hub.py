@@ -505,8 +505,10 @@ class Hub:
         self._broadcast(t, rows)
         if self.bus.replicas:
             self.bus.publish(t.id, Published(rows, sorted(t.away), self.turn_left(t.id)))
-        if any(r.kind in ("seat", "deal", "over") for r in rows):
-            await self.bus.list_table(t)
+        for r in rows:  # (a loop, not a generator: this runs for every event)
+            if r.kind == "seat" or r.kind == "deal" or r.kind == "over":
+                await self.bus.list_table(t)
+                break
         if t.over:
             await self.ownership.finished(t.id)
 
@@ -774,17 +776,24 @@ class Hub:
         spectators) is built and encoded once."""
         # The table's description goes along when a seat or its status changed (the first deal may come
         # after the seat changes, once the client seeds are in).
-        seats_changed = any(r.kind in ("seat", "claim") or (r.kind == "deal" and r.data.get("hand") == 0) for r in rows)
-        info = t.info() if seats_changed else None
-        conns = [(conn, self.viewer_of(t, conn)) for conn in list(self.conns[t.id])]
+        # (Loops, not generators: this runs for every event.)
+        info = None
+        for r in rows:
+            kind = r.kind
+            if kind == "seat" or kind == "claim" or (kind == "deal" and r.data.get("hand") == 0):
+                info = t.info()
+                break
+        conns = list(self.conns[t.id])
         if not conns:
             t.shown = None  # nobody to send to: whoever comes gets a whole state first
             return
-        clock_free = t.id not in self.deadlines and t.rules.time_limit_minutes is None
-        texts, t.shown = table_payloads(rows, t.rules.layout, [v for _, v in conns],
-                                        t.game.hand if t.game.hands else None, t.own_fields, t.shown,
-                                        partial(self.public_state, t), info, clock_free)
-        for conn, viewer in conns:
+        viewers = [self.viewer_of(t, conn) for conn in conns]
+        rules = t.rules
+        clock_free = t.id not in self.deadlines and rules.time_limit_minutes is None
+        hands = t.game.hands
+        texts, t.shown = table_payloads(rows, rules.layout, viewers, hands[-1] if hands else None, t.own_fields,
+                                        t.shown, partial(self.public_state, t), info, clock_free)
+        for conn, viewer in zip(conns, viewers, strict=True):
             for text in texts[viewer]:
                 conn.send_text(text)
 
@@ -1208,13 +1217,14 @@ class Hub:
         if bot is None:
             bot = self.bots[key] = self.levels[level](None)  # unseeded: the process's shared generator
         deadline = time.monotonic() + self.bot_think
-        loop = asyncio.get_running_loop()
-        decide = partial(bot.decide, view, tuple(t.game.totals), deadline, bags=tuple(t.game.bags))
+        g = t.game
         try:
             if level in INLINE_LEVELS:
-                decision = decide()
+                decision = bot.decide(view, tuple(g.totals), deadline, bags=tuple(g.bags))
             else:
-                decision = await asyncio.wait_for(loop.run_in_executor(self.bot_pool, decide), self.bot_think + 1.0)
+                decide = partial(bot.decide, view, tuple(g.totals), deadline, bags=tuple(g.bags))
+                decision = await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(self.bot_pool, decide),
+                                                  self.bot_think + 1.0)
             if decision.action in view.legal:
                 return view, decision
             log.warning("bot %s chose an illegal action", level)
