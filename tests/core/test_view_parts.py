@@ -4,6 +4,7 @@ own (``own_fields``) make exactly ``view_hand``'s view at every step of seeded g
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 from typing import Any
@@ -165,7 +166,12 @@ def test_a_choice_of_cards_is_every_combination_of_them() -> None:
                     continue
                 kind, k, cards = choice
                 seen.add(kind)
-                assert hand.legal_actions(seat) == [kind(seat, c) for c in combinations(cards, k)]
+                got, made = hand.legal_actions(seat), [kind(seat, c) for c in combinations(cards, k)]
+                assert got == made  # (built without each value's __init__: the same values in every way)
+                assert [(type(a), hash(a), repr(a), a.cards == tuple(sorted(a.cards))) for a in got] == [
+                    (kind, hash(a), repr(a), True) for a in made]
+                with pytest.raises(dataclasses.FrozenInstanceError):
+                    got[0].cards = ()
             game.apply_unchecked(choose(rng, game.legal_actions(), blind_p=0.6, nil_p=0.4))
     assert seen == {Pass, Discard}
 

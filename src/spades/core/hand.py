@@ -90,6 +90,26 @@ def _plain_bids_row(size: int) -> tuple[tuple[Bid, ...], ...]:
     return row
 
 
+_SLOT_SETTERS: dict[type, tuple[Any, Any]] = {kind: (vars(kind)["seat"].__set__, vars(kind)["cards"].__set__)
+                                               for kind in (Pass, Discard)}
+"""The slots' own setters of the card-set actions (``Pass``, ``Discard``), for ``_card_sets``."""
+
+
+def _card_sets(kind: type[Pass] | type[Discard], seat: int, cards: list[int], k: int) -> list[Action]:
+    # ``[kind(seat, combo) for combo in combinations(cards, k)]`` without each value's ``__init__`` and the
+    # sort of its ``__post_init__``: the combinations of cards in card-number order are in that order
+    # already. An exchange's legal actions are up to 715 of these, and a computer player's view of the
+    # exchange holds them all (49.8 -> 15.7 us for the 78 pairs of a hand; issue 19).
+    set_seat, set_cards = _SLOT_SETTERS[kind]
+    out: list[Action] = []
+    for combo in itertools.combinations(cards, k):
+        action = _new_hand(kind)
+        set_seat(action, seat)
+        set_cards(action, combo)
+        out.append(action)
+    return out
+
+
 _UNDO_PLAY, _UNDO_BID, _UNDO_ALL = "play", "bid", "all"
 """The kinds of undo record: what a play changes, what a bid changes, the whole state."""
 
@@ -484,7 +504,7 @@ class Hand:
         choice = self.card_choice(seat)
         if choice is not None:
             kind, k, cards = choice
-            return [kind(seat, combo) for combo in itertools.combinations(cards, k)]
+            return _card_sets(kind, seat, cards, k)
         if ph is _DRAW:
             return [Draw(seat, True), Draw(seat, False)]
         return out
