@@ -186,7 +186,7 @@ def _sides_json(hand: Hand) -> list[dict[str, Any]]:
     memo = _sides_memo(hand)
     if memo[2] is None:
         memo = hand._sides_memo = (memo[0], memo[1], [side_to_json(side) for side in memo[1]])
-    return cast(list[dict[str, Any]], memo[2])
+    return cast("list[dict[str, Any]]", memo[2])
 
 
 def _sides_memo(hand: Hand) -> tuple[Any, tuple[SideStatus, ...], list[dict[str, Any]] | None]:
@@ -194,7 +194,7 @@ def _sides_memo(hand: Hand) -> tuple[Any, tuple[SideStatus, ...], list[dict[str,
     key = (hand.phase, hand.bid_pos, hand.trick_no, tuple(hand.bids), tuple(hand.tricks_taken))
     memo = getattr(hand, "_sides_memo", None)
     if memo is not None and memo[0] == key:
-        return cast(tuple[Any, tuple[SideStatus, ...], list[dict[str, Any]] | None], memo)
+        return cast("tuple[Any, tuple[SideStatus, ...], list[dict[str, Any]] | None]", memo)
     sides = side_status(hand.rules, None if hand.context.bidless else hand.bids, hand.tricks_taken,
                         hand.layout.hand_size - hand.trick_no, _spoken(hand))
     memo = hand._sides_memo = (key, sides, None)
@@ -253,7 +253,7 @@ def _tricks_json(hand: Hand) -> list[dict[str, Any]]:
     else:
         seen, written = memo
         if len(seen) == len(tricks) and (not tricks or seen[-1] is tricks[-1]):  # the same trick as before
-            return cast(list[dict[str, Any]], written)
+            return cast("list[dict[str, Any]]", written)
         same = 0  # the tricks this list still starts with (the same, or equal when taken back and restored)
         for a, b in zip(seen, tricks, strict=False):
             if a is not b and a != b:
@@ -281,7 +281,7 @@ def own_fields(hand: Hand, seat: int | None) -> dict[str, Any]:
     memo = getattr(hand, "_own_memo", None) or {}
     got = memo.get(seat)
     if got is not None and got[0] == key:
-        return cast(dict[str, Any], got[1])
+        return cast("dict[str, Any]", got[1])
     fields = _own_json(hand, seat)
     hand._own_memo = {**memo, seat: (key, fields)}  # a new dict: a copy of the hand may share the old one
     return fields

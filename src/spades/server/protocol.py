@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from spades.core.actions import Accept, Action, Bid, Discard, Draw, Look, Misdeal, Pass, Play, play
+from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play, play
 from spades.core.cards import FACES_PER_PACK, card_name, code_card
 from spades.core.errors import CardError, IllegalActionError, SpadesError
 from spades.core.hand import Hand
@@ -221,8 +221,6 @@ def encode_action(action: Action) -> dict[str, Any]:
 
 def decode_action(d: dict[str, Any]) -> Action:
     """The inverse of ``encode_action``."""
-    from spades.core.actions import BidValue
-
     a, seat = d["a"], int(d["seat"])
     if a == "play":
         return play(seat, int(d["card"]))
