@@ -265,3 +265,13 @@ def test_a_clone_and_its_original_never_change_each_other(preset: str, seed: int
         twin.undo()
     assert snapshot(twin) == kept
     assert snapshot(hand) == original
+
+
+@given(st.integers(min_value=0, max_value=(1 << 130) - 1))
+@example(0)
+@example((1 << 108) - 1)  # every card number of two packs with jokers
+@example(1 << 112)  # past the last byte ``cards_of`` reads from its table
+def test_cards_of_names_each_card_of_a_set_lowest_first(cards: int) -> None:
+    from spades.core.cards import cards_of
+
+    assert cards_of(cards) == [c for c in range(cards.bit_length()) if cards >> c & 1]

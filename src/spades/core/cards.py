@@ -133,13 +133,32 @@ def bit(card: int) -> CardSet:
     return 1 << card
 
 
+_BYTE_CARDS = tuple(tuple(tuple(8 * k + r for r in range(8) if b >> r & 1) for b in range(256))
+                    for k in range((2 * FACES_PER_PACK + 7) // 8))
+"""For each eight card numbers from ``8 * k`` and each set of them (a byte of a card set), those cards:
+``cards_of`` reads a set a byte at a time (3,584 small tuples, made once; about 0.3 MB)."""
+_TABLED_BITS = 8 * len(_BYTE_CARDS)
+
+
 def cards_of(cards: CardSet) -> list[int]:
     """The cards of a set, lowest card number first."""
+    # (A byte at a time from ``_BYTE_CARDS``: a hand of 13 in 0.68 us instead of 1.55 bit by bit; this is
+    # asked at every move, for the cards a seat holds and may play. Issue 19.)
     out: list[int] = []
+    if cards >> _TABLED_BITS:  # (past every card number: each bit is named all the same, one at a time)
+        while cards:
+            low = cards & -cards
+            out.append(low.bit_length() - 1)
+            cards ^= low
+        return out
+    k = 0
+    windows = _BYTE_CARDS
     while cards:
-        low = cards & -cards
-        out.append(low.bit_length() - 1)
-        cards ^= low
+        b = cards & 255
+        if b:
+            out += windows[k][b]
+        cards >>= 8
+        k += 1
     return out
 
 

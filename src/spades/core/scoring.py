@@ -114,17 +114,24 @@ def side_status(rules: Rules, bids: Sequence[BidValue | None] | None, tricks: Se
     """Every side's contract status with ``tricks`` taken per seat and ``tricks_left`` to play. ``bids`` is
     ``None`` for a hand played without bids; ``spoken[seat]``: that seat's turn to bid has passed (with team
     bidding a partner may leave the bid to the other, and has no bid of its own)."""
+    # (The named tuples are made with ``_new``, and no generator runs: a table asks this after every
+    # trick and bid, issue 19.)
     out: list[SideStatus] = []
     for seats in rules.layout.sides:
         if bids is None:
-            out.append(SideStatus(tuple(seats), None, sum(tricks[s] for s in seats), 0, "open", ()))
+            out.append(_new(SideStatus, (tuple(seats), None, sum([tricks[s] for s in seats]), 0, "open", ())))
             continue
-        nils = tuple(NilStatus(s, b.blind, tricks[s],
-                               "broken" if tricks[s] else "alive" if tricks_left else "made")
-                     for s in seats if (b := bids[s]) is not None and not b.tricks)
+        nils = tuple([_new(NilStatus, (s, b.blind, tricks[s],
+                                       "broken" if tricks[s] else "alive" if tricks_left else "made"))
+                      for s in seats if (b := bids[s]) is not None and not b.tricks])
         toward = side_toward(rules, bids, tricks, seats)
-        if not all(spoken[s] for s in seats):
-            out.append(SideStatus(tuple(seats), None, toward, 0, "bidding", nils))
+        bidding = False
+        for s in seats:
+            if not spoken[s]:
+                bidding = True
+                break
+        if bidding:
+            out.append(_new(SideStatus, (tuple(seats), None, toward, 0, "bidding", nils)))
             continue
         contract = side_contract(bids, seats)
         # Made (or set) when every way the tricks left can fall makes (or sets) it. ``contract_made`` is
@@ -135,7 +142,7 @@ def side_status(rules: Rules, bids: Sequence[BidValue | None] | None, tricks: Se
         if toward < contract < most:
             ends.add(contract_made(rules, contract, contract))
         status = "open" if len(ends) > 1 else "made" if ends.pop() else "set"
-        out.append(SideStatus(tuple(seats), contract, toward, max(0, contract - toward), status, nils))
+        out.append(_new(SideStatus, (tuple(seats), contract, toward, max(0, contract - toward), status, nils)))
     return tuple(out)
 
 
