@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 ONE_RUN = r"""
-import asyncio, hashlib, random, sys, tempfile, time
+import asyncio, hashlib, json, random, sys, tempfile, time
 import uvloop
 import spades.ai.base
 import spades.shuffle.fair as fair
@@ -61,6 +61,7 @@ async def main():
     hub = Hub(st, bot_delay=0)
     await hub.start()
     done = asyncio.Event()
+    refused = []
 
     async def person(conn, seat, woken, rng):
         k = 0
@@ -77,7 +78,8 @@ async def main():
             msg = {"type": "action", "id": f"c{k}", "seq": t.seq, "action": action_to_dict(action)}
             try:
                 await hub.handle(conn, msg)
-            except ProtocolError:
+            except ProtocolError as e:  # (a fault of this script: reported)
+                refused.append(e.code)
                 woken.set()
             if sum(x.seq for x in hub.tables.values()) >= target:
                 done.set()
@@ -112,7 +114,11 @@ async def main():
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await hub.stop()
-    print(sum(x.seq for x in hub.tables.values()))
+    # The games played, for a check that two runs play the same ones: each table's first 30 moves (the
+    # run stops at a total, so a table may play on a move or two more in one run than in another).
+    games = hashlib.sha256(repr([(x.id, [a for h in x.game.hands for a in h.actions][:30])
+                                 for x in hub.tables.values()]).encode()).hexdigest()
+    print(json.dumps({"events": sum(x.seq for x in hub.tables.values()), "refused": len(refused), "games": games}))
 
 
 uvloop.run(main())
@@ -128,7 +134,10 @@ def _count(src: str, events: int, tables: int) -> tuple[int, int]:
     found = re.search(r"Collected : (\d+)", out.stderr)
     if found is None:
         raise SystemExit(f"callgrind gave no count:\n{out.stderr[-2000:]}")
-    return int(found.group(1)), int(out.stdout.strip().splitlines()[-1])
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    if got["refused"]:
+        raise SystemExit(f"the hub refused {got['refused']} of the script's moves")
+    return int(found.group(1)), int(got["events"])
 
 
 def per_event(src: str, short: int, long: int, tables: int) -> dict[str, float]:

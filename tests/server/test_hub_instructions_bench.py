@@ -1,0 +1,31 @@
+"""``benchmarks/hub_instructions.py`` plays the same games in every run (what makes two checkouts' counts
+comparable), without a refused move. (The count itself needs valgrind, which the tests do not install.)"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _play(events: int) -> dict[str, object]:
+    spec = importlib.util.spec_from_file_location("bench_hub_instructions", ROOT / "benchmarks" / "hub_instructions.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONHASHSEED": "0"}
+    out = subprocess.run([sys.executable, "-c", bench.ONE_RUN, str(events), "4"], env=env, check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    got: dict[str, object] = json.loads(out.strip().splitlines()[-1])
+    return got
+
+
+def test_every_run_plays_the_same_games_to_the_events_asked() -> None:
+    first, second = _play(300), _play(300)
+    assert first["refused"] == 0 and isinstance(first["events"], int) and first["events"] >= 300, first
+    assert first["games"] == second["games"], (first, second)
