@@ -377,19 +377,24 @@ def played_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, 
 def bid_change(hand: Hand, before: Marks, player: int) -> tuple[dict[str, Any], Marks] | None:
     """What changed in the shared view fields when ``player`` just bid and the bidding goes on, beyond
     ``act_on`` of the bid (which writes it in ``bids``): ``to_act`` and ``sides`` where they differ from
-    ``before`` (the ``Marks`` of the view before the bid), in the view's order; with the marks after the
-    bid. ``None`` (the views are compared instead, ``change_of``) unless the bids are plain (no team
-    bidding, side limits, forced bids or misdeal calls: ``FastPaths.plain_bids``), the bidding goes on,
-    and the bidder had looked at its cards (a blind bid shows the bidder its cards).
+    ``before`` (the ``Marks`` of the view before the bid), in the view's order, and ``phase`` first when it
+    was the bidding's last bid and the play begins at once; with the marks after the bid. ``None`` (the
+    views are compared instead, ``change_of``) unless the bids are plain (no team bidding, side limits,
+    forced bids or misdeal calls: ``FastPaths.plain_bids``), the bidding goes on or the play begins (no
+    cards change hands first), and the bidder had looked at its cards (a blind bid shows the bidder its
+    cards).
 
     The engine's answer for a bid as ``played_change`` is for a card: exactly what comparing the two views
     gives (``tests/server/test_play_payloads.py`` holds the two to each other in every preset)."""
-    if hand.phase is not Phase.BID or not hand.rules.fast.plain_bids or not hand.looked[player]:
+    if not hand.rules.fast.plain_bids or not hand.looked[player]:
         return None
-    to_act = hand.to_act
-    if to_act == player:
-        return None
+    ph = hand.phase
     out: dict[str, Any] = {}
+    to_act = hand.to_act
+    if ph is Phase.PLAY and hand.trick_no == 0 and not hand.current and not hand.passes:
+        out["phase"] = ph.value  # the bidding's last bid, and the play begins (no exchange)
+    elif ph is not Phase.BID or to_act == player:
+        return None
     if to_act != before[0]:
         out["to_act"] = to_act
     sides = _sides_json(hand)
@@ -401,9 +406,12 @@ def bid_change(hand: Hand, before: Marks, player: int) -> tuple[dict[str, Any], 
 def bid_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, Any]:
     """What changed in ``viewer``'s own view fields when ``player`` bid and ``bid_change`` answered: the seat
     to act now gets its bids (no other seat has a legal action in plain bidding), the bidder has none
-    left, and nobody else's own fields change (the bidder had looked: its cards were shown already)."""
+    left, and nobody else's own fields change (the bidder had looked: its cards were shown already). After
+    the bidding's last bid, when the play begins: the leader's plays, as after a card (``played_own_change``)."""
     if viewer is None:
         return {}
+    if hand.phase is Phase.PLAY:
+        return played_own_change(hand, viewer, player)
     if viewer == hand.to_act:
         return change_of({"seat": viewer, "legal": []}, {"seat": viewer, "legal": _legal_json(hand, viewer)})
     if viewer == player:
@@ -418,8 +426,27 @@ def next_change_known(hand: Hand) -> bool:
     bidding's last or comes from a seat that has not looked (it may look, or bid blind)."""
     if hand.phase is Phase.PLAY:
         return hand.cards_to_play > 1
-    return (hand.phase is Phase.BID and hand.rules.fast.plain_bids and hand.bid_turns_left > 1
-            and hand.looked[hand.to_act])
+    if hand.phase is not Phase.BID or not hand.rules.fast.plain_bids or not hand.looked[hand.to_act]:
+        return False
+    left = hand.bid_turns_left
+    return left > 1 or (left == 1 and not _exchange_may_follow(hand))
+
+
+def _exchange_may_follow(hand: Hand) -> bool:
+    # Whether cards may change hands after the bidding's last bid (``Hand._start_exchanges``): a nil or
+    # blind nil already bid that passes cards, or a nil the last bidder may still bid (the bids are plain:
+    # nil is among them). Then the last bid's change is the comparison's (``bid_change`` answers only
+    # when the play begins at once).
+    r = hand.rules
+    if not r.partnerships:
+        return False
+    if r.nil_pass:
+        return True
+    partner = hand.layout.partner
+    for s, b in enumerate(hand.bids):
+        if b is not None and not b.tricks and partner[s] is not None and (r.blind_pass if b.blind else r.nil_pass):
+            return True
+    return False
 
 
 def change_of(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
