@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.actions import NIL, Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
 from spades.core.cards import CARD_CODES, FACES_PER_PACK, card_code, card_text, cards_of
 from spades.core.game import Game, HandResult
 from spades.core.hand import Hand, Phase, Trick
@@ -433,20 +433,13 @@ def next_change_known(hand: Hand) -> bool:
 
 
 def _exchange_may_follow(hand: Hand) -> bool:
-    # Whether cards may change hands after the bidding's last bid (``Hand._start_exchanges``): a nil or
-    # blind nil already bid that passes cards, or a nil the last bidder may still bid (the bids are plain:
-    # nil is among them). Then the last bid's change is the comparison's (``bid_change`` answers only
-    # when the play begins at once).
-    r = hand.rules
-    if not r.partnerships:
-        return False
-    if r.nil_pass:
-        return True
-    partner = hand.layout.partner
-    for s, b in enumerate(hand.bids):
-        if b is not None and not b.tricks and partner[s] is not None and (r.blind_pass if b.blind else r.nil_pass):
-            return True
-    return False
+    # Whether cards may change hands after the bidding's last bid (``Hand.exchanges_after``) whatever the
+    # seat to act bids: a nil from it (the bids are plain: nil is among them) makes every pass another
+    # bid would, and maybe one more. Then the last bid's change is the comparison's (``bid_change``
+    # answers only when the play begins at once).
+    bids = list(hand.bids)
+    bids[hand.to_act] = NIL
+    return bool(hand.exchanges_after(bids))
 
 
 def change_of(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
