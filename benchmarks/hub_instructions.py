@@ -31,17 +31,16 @@ import tempfile
 from pathlib import Path
 
 ONE_RUN = r"""
-import asyncio, hashlib, json, random, sys, tempfile, time
+import asyncio, hashlib, json, sys, tempfile
 import uvloop
 import spades.ai.base
 import spades.shuffle.fair as fair
+from seeded_tables import hub_people  # (benchmarks/, on the path after the checkout's src)
 from spades.core.view import action_to_dict
 from spades.server.cli import tune_gc
-from spades.server.hub import Conn, Hub
-from spades.server.protocol import PROTOCOL_VERSION, ProtocolError
-from spades.server.table import Seat
+from spades.server.hub import Hub
+from spades.server.protocol import ProtocolError
 from spades.storage import open_storage
-from spades.storage.base import TableRow
 
 target, tables = int(sys.argv[1]), int(sys.argv[2])
 spades.ai.base._SHARED_RNG.seed(13)  # (every computer here has a seed of its own; this is for any other use)
@@ -84,26 +83,7 @@ async def main():
             if sum(x.seq for x in hub.tables.values()) >= target:
                 done.set()
 
-    people = []
-    for i in range(tables):
-        a, c = st.create_player(f"A{i}"), st.create_player(f"C{i}")
-        tid = f"{i:04d}" + "x" * 28
-        row = TableRow(tid, "standard", {"bot_level": "random", "turn_seconds": None}, True, None, a.id, time.time())
-        await hub.create_table(row, [(0, Seat(a.id, a.name)), (1, Seat(None, "B", "random")),
-                                     (2, Seat(c.id, c.name)), (3, Seat(None, "D", "random"))])
-        for seat in (1, 3):
-            hub.bots[(tid, seat, "random")] = hub.levels["random"](i * 4 + seat)
-        for seat, p in ((0, a), (2, c)):
-            woken = asyncio.Event()
-
-            def write_now(*texts, woken=woken):
-                woken.set()
-                return True
-
-            conn = Conn(p, row.id, write_now=write_now)
-            people.append((conn, seat, woken, random.Random(i * 4 + seat)))
-    for conn, _, _, _ in people:
-        await hub.handle(conn, {"type": "hello", "v": PROTOCOL_VERSION, "last_seq": None})
+    people = await hub_people(hub, st, tables, lambda i: f"{i:04d}" + "x" * 28, seeded_bots=True)
     tasks = [asyncio.create_task(person(*p)) for p in people]
     for _, _, woken, _ in people:
         woken.set()
@@ -125,12 +105,19 @@ uvloop.run(main())
 """
 
 
+def run_env(src: str) -> dict[str, str]:
+    """The environment ``ONE_RUN`` runs in for the checkout at ``src`` (its ``spades``, then this folder's
+    ``seeded_tables``; string hashes fixed)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join((src, str(Path(__file__).resolve().parent))),
+            "PYTHONHASHSEED": "0"}
+
+
 def _count(src: str, events: int, tables: int) -> tuple[int, int]:
     """(instructions, events) of one run of ``ONE_RUN`` under callgrind."""
     with tempfile.TemporaryDirectory() as d:
-        env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
         out = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/out", sys.executable, "-c",
-                              ONE_RUN, str(events), str(tables)], env=env, check=True, capture_output=True, text=True)
+                              ONE_RUN, str(events), str(tables)], env=run_env(src), check=True, capture_output=True,
+                             text=True)
     found = re.search(r"Collected : (\d+)", out.stderr)
     if found is None:
         raise SystemExit(f"callgrind gave no count:\n{out.stderr[-2000:]}")

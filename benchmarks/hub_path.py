@@ -32,13 +32,12 @@ import sys
 from pathlib import Path
 
 ONE_RUN = r"""
-import asyncio, gc, json, random, sys, time
+import asyncio, gc, json, sys, time
 import uvloop
+from seeded_tables import hub_people  # (benchmarks/, on the path after the checkout's src)
 from spades.core.view import action_to_dict, view_hand
-from spades.server.hub import Conn, Hub
-from spades.server.protocol import PROTOCOL_VERSION, ProtocolError
-from spades.server.table import Seat
-from spades.storage.base import TableRow
+from spades.server.hub import Hub
+from spades.server.protocol import ProtocolError
 from spades.storage.memory import MemoryStorage
 
 tables, seconds, sqlite, think = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "sqlite", float(sys.argv[4])
@@ -93,24 +92,7 @@ async def main():
                 errors.append(e.code)
                 woken.set()
 
-    people = []
-    for i in range(tables):
-        a, c = st.create_player(f"A{i}"), st.create_player(f"C{i}")
-        row = TableRow(f"t{i}", "standard", {"bot_level": "random", "turn_seconds": None}, True, None, a.id,
-                       time.time())
-        await hub.create_table(row, [(0, Seat(a.id, a.name)), (1, Seat(None, "B", "random")),
-                                     (2, Seat(c.id, c.name)), (3, Seat(None, "D", "random"))])
-        for seat, p in ((0, a), (2, c)):
-            woken = asyncio.Event()
-
-            def write_now(*texts, woken=woken):
-                woken.set()
-                return True
-
-            conn = Conn(p, row.id, write_now=write_now)
-            people.append((conn, seat, woken, random.Random(i * 4 + seat)))
-    for conn, _, _, _ in people:
-        await hub.handle(conn, {"type": "hello", "v": PROTOCOL_VERSION, "last_seq": None})
+    people = await hub_people(hub, st, tables)
     tasks = [asyncio.create_task(person(*p)) for p in people]
     for _, _, woken, _ in people:
         woken.set()
@@ -137,7 +119,7 @@ uvloop.run(main())  # (the server's loop)
 
 
 def _run(src: str, tables: int, seconds: float, database: str = "memory", think: float = 0.0) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": src}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((src, str(Path(__file__).resolve().parent)))}
     out = subprocess.run([sys.executable, "-c", ONE_RUN, str(tables), str(seconds), database, str(think)], env=env,
                          check=True, capture_output=True, text=True).stdout
     return dict(json.loads(out.strip().splitlines()[-1]))

@@ -7,7 +7,10 @@ baseline checkout's ``src`` in its child process), and its modules are loaded be
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
+from collections.abc import Callable
 from typing import Any
 
 from spades.core.view import view_hand
@@ -53,3 +56,37 @@ def payloads(t: Any, rows: list[Any], viewers: list[int | None], shown: Any) -> 
         got = choose(rows, t.rules.layout, viewers, t.game.hand if t.game.hands else None, t.own_fields, shown,
                      t.public_state, None, True)
     return got
+
+
+async def hub_people(hub: Any, storage: Any, tables: int, table_id: Callable[[int], str] = lambda i: f"t{i}",
+                     seeded_bots: bool = False) -> list[tuple[Any, int, asyncio.Event, random.Random]]:
+    """``tables`` tables made on ``hub`` (``spades.server.hub``) as ``spades bench server`` seats them: two
+    people (seats 0 and 2) and two random computers, standard rules, no turn clock; each person's in-process
+    connection said ``hello``. Per person: its connection (whose writes only wake it), seat, that wake, and
+    a generator of its own. ``seeded_bots``: every computer has a seed of its own, so that a table plays
+    the same game in every run (``hub_instructions.py``)."""
+    from spades.server.hub import Conn
+    from spades.server.protocol import PROTOCOL_VERSION
+
+    people = []
+    for i in range(tables):
+        a, c = storage.create_player(f"A{i}"), storage.create_player(f"C{i}")
+        row = TableRow(table_id(i), "standard", {"bot_level": "random", "turn_seconds": None}, True, None, a.id,
+                       time.time())
+        await hub.create_table(row, [(0, Seat(a.id, a.name)), (1, Seat(None, "B", "random")),
+                                     (2, Seat(c.id, c.name)), (3, Seat(None, "D", "random"))])
+        if seeded_bots:
+            for seat in (1, 3):
+                hub.bots[(row.id, seat, "random")] = hub.levels["random"](i * 4 + seat)
+        for seat, p in ((0, a), (2, c)):
+            woken = asyncio.Event()
+
+            def write_now(*texts: str, woken: asyncio.Event = woken) -> bool:
+                woken.set()
+                return True
+
+            conn = Conn(p, row.id, write_now=write_now)
+            people.append((conn, seat, woken, random.Random(i * 4 + seat)))
+    for conn, _, _, _ in people:
+        await hub.handle(conn, {"type": "hello", "v": PROTOCOL_VERSION, "last_seq": None})
+    return people

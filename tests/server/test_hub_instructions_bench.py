@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,8 +17,8 @@ def _play(events: int) -> dict[str, object]:
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONHASHSEED": "0"}
-    out = subprocess.run([sys.executable, "-c", bench.ONE_RUN, str(events), "4"], env=env, check=True,
+    out = subprocess.run([sys.executable, "-c", bench.ONE_RUN, str(events), "4"], env=bench.run_env(str(ROOT / "src")),
+                         check=True,
                          capture_output=True, text=True, timeout=120).stdout
     got: dict[str, object] = json.loads(out.strip().splitlines()[-1])
     return got
