@@ -101,9 +101,10 @@ def _card_sets(kind: type[Pass] | type[Discard], seat: int, cards: list[int], k:
     # already. An exchange's legal actions are up to 715 of these, and a computer player's view of the
     # exchange holds them all (49.8 -> 15.7 us for the 78 pairs of a hand; issue 19).
     set_seat, set_cards = _SLOT_SETTERS[kind]
+    new = object.__new__
     out: list[Action] = []
     for combo in itertools.combinations(cards, k):
-        action = _new_hand(kind)
+        action = new(kind)
         set_seat(action, seat)
         set_cards(action, combo)
         out.append(action)
