@@ -29,11 +29,13 @@ def test_the_engines_change_is_the_comparisons(preset: str, monkeypatch: pytest.
         shadow["expected"], shadow["shown"] = event_payloads(rows, layout, viewers, public(), own, shadow["shown"],
                                                              table)
         got = play_payloads(rows, layout, viewers, hand, own, shown, public, table, clock_free)
+        kind = rows[-1].data["action"]["a"] if len(rows) == 1 and rows[-1].kind == "action" else None
         if got is not None:
             counts["live" if isinstance(got[1], Live) else "fast"] += 1
-            if rows[-1].kind == "action" and rows[-1].data["action"]["a"] == "bid":
-                counts["bid"] += 1
+            counts[f"fast {kind}"] += 1
             assert got[0] == shadow["expected"], rows
+        elif kind is not None:
+            counts[f"slow {kind}"] += 1
         return got
 
     def slow(rows: Any, layout: Any, viewers: Any, public: Any, own: Any, shown: Any, table: Any = None) -> Any:
@@ -51,9 +53,31 @@ def test_the_engines_change_is_the_comparisons(preset: str, monkeypatch: pytest.
     assert counts["whole states for want of a state"] == 0, counts
     # Both paths were taken, and nothing was kept to compare with for most cards (all but a hand's last two).
     assert counts["fast"] > 0 and counts["slow"] > 0 and counts["live"] > counts["fast"], counts
-    # Bids take it too where the bids are plain (and the bidding goes on), but not where rules restrict them.
+    # Bids, looks and passes take it too where the bids are plain, every one of them (so no state is kept
+    # through the bidding and the exchange), but no bid does where rules restrict them.
     plain = load_rules(preset).fast.plain_bids
-    assert (counts["bid"] > 0) == plain, counts
+    assert (counts["fast bid"] > 0) == plain, counts
+    if plain:
+        assert not counts["slow bid"] and not counts["slow look"] and not counts["slow pass"], counts
+
+
+def test_looks_and_passes_take_the_engines_change() -> None:
+    """A game with looks (a side behind may bid blind) and passes (after a blind nil) sends them all as the
+    engine's change: the test above does not only hold cards and bids."""
+    counts: Counter[str] = Counter()
+
+    def fast(*args: Any, **kwargs: Any) -> Any:
+        got = play_payloads(*args, **kwargs)
+        rows = args[0]
+        if len(rows) == 1 and rows[0].kind == "action":
+            counts[f"{'fast' if got is not None else 'slow'} {rows[0].data['action']['a']}"] += 1
+        return got
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(protocol, "play_payloads", fast)
+        run("standard", seed=7, batches=600)
+    assert counts["fast look"] > 0 and counts["fast pass"] > 0, counts
+    assert not counts["slow look"] and not counts["slow pass"] and not counts["slow bid"], counts
 
 
 def test_a_running_clock_takes_the_comparison(monkeypatch: pytest.MonkeyPatch) -> None:

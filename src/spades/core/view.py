@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from spades.core.actions import NIL, Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
+from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
 from spades.core.cards import CARD_CODES, FACES_PER_PACK, card_code, card_text, cards_of
 from spades.core.game import Game, HandResult
 from spades.core.hand import Hand, Phase, Trick
@@ -375,25 +375,27 @@ def played_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, 
 
 
 def bid_change(hand: Hand, before: Marks, player: int) -> tuple[dict[str, Any], Marks] | None:
-    """What changed in the shared view fields when ``player`` just bid and the bidding goes on, beyond
-    ``act_on`` of the bid (which writes it in ``bids``): ``to_act`` and ``sides`` where they differ from
-    ``before`` (the ``Marks`` of the view before the bid), in the view's order, and ``phase`` first when it
-    was the bidding's last bid and the play begins at once; with the marks after the bid. ``None`` (the
-    views are compared instead, ``change_of``) unless the bids are plain (no team bidding, side limits,
-    forced bids or misdeal calls: ``FastPaths.plain_bids``), the bidding goes on or the play begins (no
-    cards change hands first), and the bidder had looked at its cards (a blind bid shows the bidder its
-    cards).
+    """What changed in the shared view fields when ``player`` just bid, beyond ``act_on`` of the bid (which
+    writes it in ``bids``): ``to_act`` and ``sides`` where they differ from ``before`` (the ``Marks`` of the
+    view before the bid), in the view's order, and ``phase`` first when it was the bidding's last bid (the
+    cards change hands next, or the play begins); with the marks after the bid. ``None`` (the views are
+    compared instead, ``change_of``) unless the bids are plain (no team bidding, side limits, forced bids
+    or misdeal calls: ``FastPaths.plain_bids``). A blind bid is one too: it shows the bidder its cards
+    (``bid_own_change``).
 
     The engine's answer for a bid as ``played_change`` is for a card: exactly what comparing the two views
     gives (``tests/server/test_play_payloads.py`` holds the two to each other in every preset)."""
-    if not hand.rules.fast.plain_bids or not hand.looked[player]:
+    if not hand.rules.fast.plain_bids:
         return None
     ph = hand.phase
     out: dict[str, Any] = {}
     to_act = hand.to_act
-    if ph is Phase.PLAY and hand.trick_no == 0 and not hand.current and not hand.passes:
-        out["phase"] = ph.value  # the bidding's last bid, and the play begins (no exchange)
-    elif ph is not Phase.BID or to_act == player:
+    if ph is Phase.BID:
+        if to_act == player:
+            return None
+    elif hand.trick_no == 0 and not hand.current and not hand.passes and (ph is Phase.PLAY or ph is Phase.EXCHANGE):
+        out["phase"] = ph.value  # the bidding's last bid: the exchange or the play begins
+    else:
         return None
     if to_act != before[0]:
         out["to_act"] = to_act
@@ -404,42 +406,125 @@ def bid_change(hand: Hand, before: Marks, player: int) -> tuple[dict[str, Any], 
 
 
 def bid_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, Any]:
-    """What changed in ``viewer``'s own view fields when ``player`` bid and ``bid_change`` answered: the seat
-    to act now gets its bids (no other seat has a legal action in plain bidding), the bidder has none
-    left, and nobody else's own fields change (the bidder had looked: its cards were shown already). After
-    the bidding's last bid, when the play begins: the leader's plays, as after a card (``played_own_change``)."""
+    """What changed in ``viewer``'s own view fields when ``player`` bid and ``bid_change`` answered. A blind
+    bid shows the bidder its cards (``hand``) and ends its blind choice (``may_bid_blind``). The seat to act
+    now gets its legal actions (no other seat has one in plain bidding), the bidder has none left unless it
+    acts next (when the bidding's last bid makes it the first to pass cards, or to lead), and nobody else's
+    own fields change. After the bidding's last bid, when the play begins: the leader's plays, as after a
+    card (``played_own_change``)."""
     if viewer is None:
         return {}
+    out: dict[str, Any] = {}
+    if viewer == player and not hand.looked[player]:  # a blind bid: the bidder sees its cards now
+        out["hand"] = _cards_json(hand, player)
+        out["may_bid_blind"] = False
     if hand.phase is Phase.PLAY:
-        return played_own_change(hand, viewer, player)
-    if viewer == hand.to_act:
-        return change_of({"seat": viewer, "legal": []}, {"seat": viewer, "legal": _legal_json(hand, viewer)})
-    if viewer == player:
-        return {"legal": []}
-    return {}
+        out.update(played_own_change(hand, viewer, player))
+    elif viewer == hand.to_act:
+        after = _legal_json(hand, viewer)
+        if viewer == player:
+            # The bidder passes first: its bids (nil and every number, two at least) give way to the
+            # pass, a list that neither starts with them nor is as long, so the change is the new list.
+            out["legal"] = after
+        else:
+            out.update(change_of({"seat": viewer, "legal": []}, {"seat": viewer, "legal": after}))
+    elif viewer == player:
+        out["legal"] = []
+    return out
+
+
+def looked_change(hand: Hand, before: Marks, player: int) -> tuple[dict[str, Any], Marks] | None:
+    """What changed in the shared view fields when ``player``, to bid, looked at its cards in plain bidding
+    (``FastPaths.plain_bids``): nothing (the seat to act, the bids and the contracts stay), with the marks
+    as they were. ``None`` otherwise (the views are compared instead). Exactly what comparing the two views
+    gives (``tests/server/test_play_payloads.py``)."""
+    if hand.phase is not Phase.BID or not hand.rules.fast.plain_bids or hand.to_act != player:
+        return None
+    return {}, before
+
+
+def looked_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, Any]:
+    """What changed in ``viewer``'s own view fields when ``player`` looked and ``looked_change`` answered: the
+    player sees its cards, may no longer bid blind, and may bid nil or any number (a list of bids only,
+    written ``legal_bids``: before, it held the look and the blind bids); nobody else's change."""
+    if viewer is None or viewer != player:
+        return {}
+    legal = _legal_json(hand, player)
+    return {"hand": _cards_json(hand, player), "may_bid_blind": False, "legal_bids": [a["bid"] for a in legal]}
+
+
+def passed_change(hand: Hand, before: Marks, player: int) -> tuple[dict[str, Any], Marks] | None:
+    """What changed in the shared view fields when ``player`` just passed cards to a partner (the exchange
+    after a nil): ``phase`` first when it was the last pass and the play begins, ``to_act`` when another
+    seat passes (or leads) next, the two seats' ``hand_sizes`` (the cards went from one to the other at
+    once), and ``sides`` where they differ from ``before``; with the marks after it. ``None`` when the last
+    action was not that pass. Exactly what comparing the two views gives
+    (``tests/server/test_play_payloads.py`` holds the two to each other in every preset)."""
+    ph = hand.phase
+    if not hand.passes or hand.passes[-1][0] != player or (
+            ph is not Phase.EXCHANGE and (ph is not Phase.PLAY or hand.current or hand.trick_no)):
+        return None
+    giver, receiver, cards = hand.passes[-1]
+    out: dict[str, Any] = {}
+    if ph is Phase.PLAY:
+        out["phase"] = ph.value
+    to_act = hand.to_act
+    if to_act != before[0]:
+        out["to_act"] = to_act
+    sizes = [h.bit_count() for h in hand.hands]
+    was = sizes[:]
+    was[giver] += len(cards)
+    was[receiver] -= len(cards)
+    out.update(change_of({"hand_sizes": was}, {"hand_sizes": sizes}))
+    sides = _sides_json(hand)
+    if sides is not before[3]:
+        out.update(change_of({"sides": before[3]}, {"sides": sides}))
+    return out, (to_act, before[1], before[2], sides)
+
+
+def passed_own_change(hand: Hand, viewer: int | None, player: int) -> dict[str, Any]:
+    """What changed in ``viewer``'s own view fields when ``player`` passed cards and ``passed_change``
+    answered: the pass is added to everyone's ``passes`` (its cards only for the two partners,
+    ``sees_exchange``), the giver's and the receiver's ``hand`` change, the giver's choice ends (or is made
+    again from its cards now, when it passes next), and the seat to act next gets its choice (or its plays,
+    when the play begins)."""
+    giver, receiver, cards = hand.passes[-1]
+    seen = sees_exchange(giver, receiver, viewer)
+    codes = CARD_CODES
+    out: dict[str, Any] = {}
+    moved = 0
+    for c in cards:
+        moved |= 1 << c
+    held: list[int] = []
+    if seen:
+        assert viewer is not None
+        now = hand.hands[viewer]
+        held = cards_of(now | moved if viewer == giver else now & ~moved)  # the viewer's cards before the pass
+        out.update(change_of({"hand": [codes[c] for c in held]}, {"hand": _cards_json(hand, viewer)}))
+    out["+passes"] = [{"from": giver, "to": receiver, "cards": [codes[c] for c in cards] if seen else None}]
+    if viewer is not None and (viewer == giver or viewer == hand.to_act):
+        had = [_choice_json(giver, Pass, len(cards), held)] if viewer == giver else []
+        out.update(change_of({"seat": viewer, "legal": had}, {"seat": viewer, "legal": _legal_json(hand, viewer)}))
+    return out
+
+
+def _cards_json(hand: Hand, seat: int) -> list[str]:
+    # A seat's cards as its view writes them (``_own_json``'s ``hand``).
+    codes = CARD_CODES
+    return [codes[c] for c in cards_of(hand.hands[seat])]
 
 
 def next_change_known(hand: Hand) -> bool:
-    """Whether the change of the hand's next card or bid will be the engine's (``played_change``,
-    ``bid_change``) rather than a comparison of two views, so that no view before it needs keeping: in
-    the play, unless the next card is the hand's last; in plain bidding, unless the next bid is the
-    bidding's last or comes from a seat that has not looked (it may look, or bid blind)."""
-    if hand.phase is Phase.PLAY:
+    """Whether the change of the hand's next action will be the engine's (``played_change``, ``bid_change``,
+    ``looked_change``, ``passed_change``) rather than a comparison of two views, so that no view before it
+    needs keeping: in the play, unless the next card is the hand's last; in plain bidding (a look, a bid,
+    blind or not, the last one too); in the exchange after a nil (every pass, the last one too)."""
+    ph = hand.phase
+    if ph is Phase.PLAY:
         return hand.cards_to_play > 1
-    if hand.phase is not Phase.BID or not hand.rules.fast.plain_bids or not hand.looked[hand.to_act]:
-        return False
-    left = hand.bid_turns_left
-    return left > 1 or (left == 1 and not _exchange_may_follow(hand))
-
-
-def _exchange_may_follow(hand: Hand) -> bool:
-    # Whether cards may change hands after the bidding's last bid (``Hand.exchanges_after``) whatever the
-    # seat to act bids: a nil from it (the bids are plain: nil is among them) makes every pass another
-    # bid would, and maybe one more. Then the last bid's change is the comparison's (``bid_change``
-    # answers only when the play begins at once).
-    bids = list(hand.bids)
-    bids[hand.to_act] = NIL
-    return bool(hand.exchanges_after(bids))
+    if ph is Phase.EXCHANGE:
+        return True
+    return ph is Phase.BID and hand.rules.fast.plain_bids
 
 
 def change_of(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:

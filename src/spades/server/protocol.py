@@ -32,9 +32,14 @@ from spades.core.view import (
     change_of,
     close_trick,
     closed_trick,
+    looked_change,
+    looked_own_change,
     next_change_known,
+    passed_change,
+    passed_own_change,
     played_change,
     played_own_change,
+    sees_action,
 )
 from spades.storage.base import EventRow
 
@@ -408,22 +413,33 @@ class Live:
     marks: Marks
 
 
+_ENGINE_CHANGES: dict[str, tuple[Callable[[Hand, Marks, int], tuple[dict[str, Any], Marks] | None],
+                                  Callable[[Hand, int | None, int], dict[str, Any]]]] = {
+    "play": (lambda hand, marks, _player: played_change(hand, marks), played_own_change),
+    "bid": (bid_change, bid_own_change),
+    "look": (looked_change, looked_own_change),
+    "pass": (passed_change, passed_own_change),
+}
+"""The actions whose change the engine gives (``spades.core.view``): for each, the shared view fields'
+change and a viewer's own fields' change."""
+
+
 def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | None], hand: Hand | None,
                   own: Callable[[int | None], dict[str, Any]], shown: Shown | Live | None,
                   public: Callable[[], dict[str, Any]], table: dict[str, Any] | None = None,
                   clock_free: bool = False) -> tuple[dict[int | None, list[str]], Shown | Live] | None:
-    """``event_payloads`` of a lone card played while the hand's play goes on, or a bid while the bidding
-    goes on, with the change the engine gives (``spades.core.view.played_change`` and
-    ``played_own_change``, ``bid_change`` and ``bid_own_change``) instead of building each
-    viewer's state and comparing it with the one sent before: the same messages, encoded once per
-    distinct payload (``tests/server/test_play_payloads.py`` holds the two to each other in every preset).
-    A chat line (``STATELESS_KINDS``) changes nothing: an empty change, and what was shown stays. ``None``
-    for any other event, or when the viewers were not shown the state just before it, or when a clock runs
-    (``clock_free`` False: a turn or game clock ticks, so the state changes with time): the caller asks
-    ``event_payloads``.
+    """``event_payloads`` of a lone action whose change the engine gives (``_ENGINE_CHANGES``: a card played
+    while the hand's play goes on, a bid, a look at one's cards, a pass of cards to a partner; see
+    ``spades.core.view.played_change``, ``bid_change``, ``looked_change``, ``passed_change`` and their
+    ``_own_change``) instead of building each viewer's state and comparing it with the one sent before:
+    the same messages, encoded once per distinct payload (``tests/server/test_play_payloads.py`` holds the
+    two to each other in every preset). A chat line (``STATELESS_KINDS``) changes nothing: an empty change,
+    and what was shown stays. ``None`` for any other event, or when the engine has no answer for this one,
+    or when the viewers were not shown the state just before it, or when a clock runs (``clock_free``
+    False: a turn or game clock ticks, so the state changes with time): the caller asks ``event_payloads``.
 
-    What they have been shown after it: ``Live`` when the engine will give the next card's or bid's change
-    too (``spades.core.view.next_change_known``), else the ``Shown`` state built from ``public()`` and
+    What they have been shown after it: ``Live`` when the engine will give the next action's change too
+    (``spades.core.view.next_change_known``), else the ``Shown`` state built from ``public()`` and
     ``own``, for the comparison the next event takes."""
     if not clock_free or hand is None or shown is None or shown.marks is None or len(rows) != 1:
         return None
@@ -438,25 +454,33 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
             msg["table"] = table
         text = [encode_message(msg)]
         return {v: text for v in viewers}, replace(shown, seq=row.seq)
-    kind = row.data["action"]["a"] if row.kind == "action" else None
-    if kind != "play" and kind != "bid":
+    engine = _ENGINE_CHANGES.get(row.data["action"]["a"]) if row.kind == "action" else None
+    if engine is None:
         return None
     action = decode_action(row.data["action"])
     player = action.seat
-    changed = played_change(hand, shown.marks) if kind == "play" else bid_change(hand, shown.marks, player)
+    changed = engine[0](hand, shown.marks, player)
     if changed is None:
         return None
     shared, marks = changed
-    own_change = played_own_change if kind == "play" else bid_own_change
-    head = event_message(row.seq, project_event(row, None, layout, action))  # (seen alike by all)
+    own_change = engine[1]
+    to_act = hand.to_act
+    # Who sees the action in full (a pass: the two partners) gets a head of its own; the rest share one.
+    passing = isinstance(action, Pass)
+    receiver = hand.passes[-1][1] if passing else player
+    heads: dict[bool, dict[str, Any]] = {}
     known = shown.viewers
     texts: dict[Any, list[str]] = {}
     out: dict[int | None, list[str]] = {}
     for v in dict.fromkeys(viewers):
         fresh = v not in known  # (opened since: it was shown the state, but none of its own fields)
-        key = ("fresh", v) if fresh else v if v == player or v == hand.to_act else "other"
+        key = ("fresh", v) if fresh else v if v in (player, to_act, receiver) else "other"
         got = texts.get(key)
         if got is None:
+            seen = not passing or sees_action(action, v, layout)
+            head = heads.get(seen)
+            if head is None:
+                head = heads[seen] = event_message(row.seq, project_event(row, v, layout, action))
             mine = own(v) if fresh else own_change(hand, v, player)
             view = {**shared, **mine}
             msg = {**head, "change": {"view": view} if view else {}}
@@ -465,7 +489,7 @@ def play_payloads(rows: list[EventRow], layout: Layout, viewers: Iterable[int | 
             got = texts[key] = [encode_message(msg)]
         out[v] = got
     after: Shown | Live
-    if next_change_known(hand):  # the next card or bid takes this path too: nothing to compare it with
+    if next_change_known(hand):  # the next action takes this path too: nothing to compare it with
         after = Live(row.seq, frozenset(out), marks)
     else:
         after = shown_as(row.seq, public(), {v: own(v) for v in out})
