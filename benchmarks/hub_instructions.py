@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 ONE_RUN = r"""
-import asyncio, hashlib, json, sys, tempfile
+import asyncio, hashlib, json, sys, tempfile, zlib
 import uvloop
 import spades.ai.base
 import spades.shuffle.fair as fair
@@ -48,10 +48,18 @@ spades.ai.base._SHARED_RNG.seed(13)  # (every computer here has a seed of its ow
 
 def server_seed():  # the table's and hand's own, so that the deals do not depend on the order tables deal in
     t = sys._getframe(1).f_locals["self"]
-    return hashlib.sha256(f"{t.id}:{len(t.game.hands)}".encode()).hexdigest()
+    return hashlib.sha256(f"{t.id}:{getattr(t.game, 'hand_count', len(t.game.hands))}".encode()).hexdigest()
 
 
 fair.new_server_seed = server_seed
+
+
+def first_moves(t):  # a table's first 30 moves as its record writes them (a table may let its hands go)
+    from spades.core.actions import Accept, Look
+    from spades.core.view import action_to_dict
+    written = [a for data in getattr(t, "hand_records", ()) for a in json.loads(zlib.decompress(data))["actions"]]
+    kept = [action_to_dict(a) for h in t.game.hands for a in h.actions if not isinstance(a, Look | Accept)]
+    return (written + kept)[:30]
 
 
 async def main():
@@ -96,8 +104,7 @@ async def main():
     await hub.stop()
     # The games played, for a check that two runs play the same ones: each table's first 30 moves (the
     # run stops at a total, so a table may play on a move or two more in one run than in another).
-    games = hashlib.sha256(repr([(x.id, [a for h in x.game.hands for a in h.actions][:30])
-                                 for x in hub.tables.values()]).encode()).hexdigest()
+    games = hashlib.sha256(repr([(x.id, first_moves(x)) for x in hub.tables.values()]).encode()).hexdigest()
     print(json.dumps({"events": sum(x.seq for x in hub.tables.values()), "refused": len(refused), "games": games}))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -23,6 +24,7 @@ from spades.core import (
     view_hand,
 )
 from spades.core import game as game_module
+from spades.core.record import hand_record, record_of
 from spades.core.view import hand_from_view
 from spades.variants import PRESETS, load_rules
 
@@ -30,8 +32,8 @@ from .support import choose
 
 
 def finish_hand(game: Game, rng: random.Random) -> None:
-    n = len(game.hands)
-    while len(game.hands) == n and not game.over:
+    n = game.hand_count
+    while game.hand_count == n and not game.over:
         game.apply(choose(rng, game.legal_actions(), misdeal_p=0))
 
 
@@ -80,6 +82,42 @@ def test_a_hand_is_sealed_when_the_next_is_dealt() -> None:
     twin.apply(twin.legal_actions()[0])
     twin.undo()
     assert twin.actions == second.actions
+
+
+TIMED = {"preset": "standard", "time_limit_minutes": 30, "target": 10000, "lose_at": -10000}
+
+
+@pytest.mark.parametrize(("preset", "seed"), [(p, s) for p in [*sorted(PRESETS), TIMED] for s in range(2)])
+def test_a_game_that_lets_its_hands_go_plays_and_writes_the_same(preset: Any, seed: int) -> None:
+    """A game that keeps only its current hand (``keep_hands=False``, a server's table) plays exactly as one
+    that keeps them all, counts its hands the same, and with each hand written as it goes
+    (``hand_record``) gives the same record, a timed game's ``time_up`` included; without them the record
+    is refused, saying how many hands are missing."""
+    rules = load_rules(preset)
+    now = [0.0]
+    timed = rules.time_limit_minutes is not None
+    kept = Game(rules, shuffler=seeded_shuffler(seed), clock=(lambda: now[0]) if timed else None)
+    lean = Game(rules, shuffler=seeded_shuffler(seed), clock=(lambda: now[0]) if timed else None, keep_hands=False)
+    written: list[dict[str, object]] = []
+    rng = random.Random(seed)
+    while not kept.over and kept.hand_count < 12:
+        legal = kept.legal_actions()
+        assert lean.legal_actions() == legal
+        hand = lean.hand
+        action = choose(rng, legal)
+        kept.apply(action)
+        lean.apply(action)
+        now[0] += 20.0  # (a timed game's minutes run out after a few hands)
+        if lean.hand is not hand:  # the deal let the hand go: written as the record will hold it
+            written.append(hand_record(hand))
+        assert lean.hands == [lean.hand] and lean.hand_count == kept.hand_count
+        assert (lean.totals, lean.bags, lean.results, lean.over) == (kept.totals, kept.bags, kept.results, kept.over)
+    assert kept.hand_count > 1 and len(written) == kept.hand_count - 1
+    record = record_of(kept, preset)
+    assert record_of(lean, preset, earlier=written) == record
+    assert timed == any(hd.get("time_up") for hd in record["hands"])
+    with pytest.raises(ValueError, match=f"dealt {kept.hand_count} hands: the record has 0 written and 1 kept"):
+        record_of(lean, preset)
 
 
 def play_until_over(game: Game, seed: int, clock: list[float] | None = None) -> None:

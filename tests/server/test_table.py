@@ -109,12 +109,12 @@ def test_a_timed_game_replays_to_the_same_end_whenever_it_is_loaded() -> None:
     hands_seen = 0
     rng = random.Random(5)
     while not t.over and hands_seen < 10:
-        hand = len(t.game.hands)
+        hand = t.game.hand_count
         options = [a for a in t.game.legal_actions() if not isinstance(a, Misdeal | Look)]
         rows += t.action_rows(rng.choice(options), "player", None, None)
         if t.pending is not None:
             rows.append(t.deal_row())
-        if len(t.game.hands) != hand or t.over:
+        if t.game.hand_count != hand or t.over:
             hands_seen += 1
             now[0] += 50.0  # each hand takes 50 seconds: the minute is up at the end of the second
     assert hands_seen >= 2 and t.game.over  # a tie for first place plays another hand
@@ -122,7 +122,7 @@ def test_a_timed_game_replays_to_the_same_end_whenever_it_is_loaded() -> None:
         again = TableState(TableRow("t", spec, {}, True, None, None, 0.0), clock=lambda later=later: later)
         again.replay(rows)
         assert again.over and again.game.over and again.game.winner == t.game.winner
-        assert len(again.game.hands) == hands_seen and again.game.started_at == 1000.0
+        assert again.game.hand_count == hands_seen and again.game.started_at == 1000.0
         assert again.turn_started_at == t.turn_started_at
 
 
@@ -191,3 +191,28 @@ def test_a_client_id_is_not_found_across_two_others(monkeypatch: pytest.MonkeyPa
     assert ids.get("p", "c") is None  # b"\x01" * 8 lies at bytes 4-11
     ids.add("p", "c", 9)
     assert (ids.get("p", "a"), ids.get("p", "b"), ids.get("p", "c")) == (3, 4, 9)
+
+
+def test_a_table_keeps_its_current_hand_and_writes_the_rest_for_the_record() -> None:
+    """A table lets each finished hand go when the next is dealt, keeping its record's entry as text; the
+    game's record (``TableState.record``) is the one a table that kept every hand writes, shuffles and
+    all, live and when the log is replayed."""
+    spec = {"preset": "standard", "target": 150, "lose_at": -150}
+    t = TableState(TableRow("t", spec, {}, True, None, None, 0.0))
+    rows = t.seat_rows([(i, Seat(f"p{i}", f"P{i}")) for i in range(4)])
+    rng = random.Random(3)
+    while not t.over:
+        if t.pending is not None:
+            rows.append(t.deal_row())
+        options = [a for a in t.game.legal_actions() if not isinstance(a, Misdeal)]
+        rows += t.action_rows(rng.choice(options), "player", None, None)
+        assert len(t.game.hands) == 1 and len(t.hand_records) == t.game.hand_count - 1
+    assert t.game.hand_count >= 2
+    full = TableState(TableRow("t", spec, {}, True, None, None, 0.0), keep_hands=True)
+    full.replay(rows)
+    assert len(full.game.hands) == t.game.hand_count and not full.hand_records
+    assert t.record() == full.record()
+    assert [hd["seed"] for hd in t.record()["hands"]] == [d["seed"] for d in t.deals]
+    again = TableState(TableRow("t", spec, {}, True, None, None, 0.0))
+    again.replay(rows)
+    assert again.hand_records == t.hand_records and again.record() == t.record()

@@ -60,9 +60,14 @@ class Game:
         first_dealer: int = 0,
         shuffler: Shuffler | None = None,
         clock: Callable[[], float] | None = None,
+        keep_hands: bool = True,
     ) -> None:
         """Start a game. With a ``shuffler`` the first hand is dealt at once; without one, call
-        ``start_hand`` with each deal. ``clock`` (seconds) is needed for timed games."""
+        ``start_hand`` with each deal. ``clock`` (seconds) is needed for timed games. ``keep_hands`` False:
+        a finished hand is let go when the next one is dealt, and ``hands`` holds the current hand only
+        (``hand_count`` still counts them all; the scores and ``results`` are kept): for a game whose hands
+        are kept elsewhere (a server's table writes each as it goes, ``spades.core.record.hand_record``, and
+        gives them to ``record_of``)."""
         n = rules.layout.n
         if not isinstance(first_dealer, int) or not 0 <= first_dealer < n:
             raise IllegalActionError(f"the first dealer must be a seat from 0 to {n - 1}")
@@ -76,6 +81,10 @@ class Game:
         self.bags = [0] * rules.layout.sides_count
         self.results: list[HandResult] = []
         self.hands: list[Hand] = []
+        """The hands dealt, in order (with ``keep_hands`` False, only the current or last one)."""
+        self.keep_hands = keep_hands
+        self.hand_count = 0
+        """How many hands have been dealt (misdeals included): the current hand's index is one less."""
         self.next_dealer = first_dealer
         self.winner: int | None = None
         """The winning side's index once the game is over."""
@@ -111,7 +120,7 @@ class Game:
             raise IllegalActionError("the game is over")
         if self.hands and not self.hand.is_over:
             raise IllegalActionError("the current hand is not finished")
-        if len(self.hands) >= MAX_HANDS:
+        if self.hand_count >= MAX_HANDS:
             raise IllegalActionError(f"the game has gone {MAX_HANDS} hands without ending")
         if order is None:
             if self.shuffler is None:
@@ -120,7 +129,10 @@ class Game:
         hand = Hand(self.rules, self.next_dealer, order, self.context())
         if self.hands:
             self.hands[-1].seal()  # a game goes forward: a dealt-over hand is never taken back
+            if not self.keep_hands:
+                self.hands.clear()  # (its tricks, actions and cards: most of what a long game holds)
         self.hands.append(hand)
+        self.hand_count += 1
         return hand
 
     # ------------------------------------------------------------------ acting
@@ -172,7 +184,7 @@ class Game:
             r.time_limit_minutes is not None and self.clock is not None
             and self.clock() - self.started_at >= 60 * r.time_limit_minutes)
         if time_up and self.time_up_hand is None:
-            self.time_up_hand = len(self.hands) - 1
+            self.time_up_hand = self.hand_count - 1
         self.over, self.winner = game_outcome(r, self.totals, time_up)
 
     # ------------------------------------------------------------------ reading

@@ -240,32 +240,43 @@ def bid_writing_problem(value: Any) -> str | None:
 
 
 def record_of(game: Game, rules_spec: Any, players: Sequence[str] | None = None,
-              hidden_deals: bool = False) -> dict[str, Any]:
+              hidden_deals: bool = False, earlier: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """Write a game as a ``spades-record/1`` document.
 
     ``rules_spec`` is written as the record's ``rules`` (a preset name or preset plus overrides).
     ``hidden_deals`` leaves the deals out (a game in progress shared with a player); such a record
-    cannot be replayed.
+    cannot be replayed. ``earlier``: the entries (``hand_record``) of the hands a game let go
+    (``Game(keep_hands=False)``), in order; with them the game's own hands make every hand it dealt, or
+    ``ValueError`` says how many are missing.
     """
+    if len(earlier) + len(game.hands) != game.hand_count:
+        raise ValueError(f"the game dealt {game.hand_count} hands: the record has {len(earlier)} written "
+                         f"and {len(game.hands)} kept (a game that lets its hands go needs them written as "
+                         "they go: hand_record)")
     out: dict[str, Any] = {"format": FORMAT, "rules": rules_spec}
     if players is not None:
         out["players"] = list(players)
-    hands: list[dict[str, Any]] = []
-    for hand in game.hands:
-        hd: dict[str, Any] = {"dealer": hand.dealer}
-        if not hidden_deals:
-            if hand.n == 2:
-                hd["stock"] = [card_text(c) for c in hand.stock]
-            else:
-                hd["deal"] = [_dealt_texts(hand, s) for s in range(hand.n)]
-                if hand.rules.dealer_discard == 0 and hand.out:
-                    hd["out"] = [card_text(c) for c in sorted(_bits(hand.out), key=lambda c: (c % FACES_PER_PACK, c))]
-        hd["actions"] = [action_to_dict(a) for a in hand.actions if not isinstance(a, Look | Accept)]
-        if game.time_up_hand == len(hands):
-            hd["time_up"] = True  # a timed game's time ran out in this hand: the game ends after it (or a tie)
-        hands.append(hd)
+    hands: list[dict[str, Any]] = [*earlier, *(hand_record(hand, hidden_deals) for hand in game.hands)]
+    if game.time_up_hand is not None and game.time_up_hand < len(hands):
+        # A timed game's time ran out in this hand: the game ends after it (or a tie).
+        hands[game.time_up_hand] = {**hands[game.time_up_hand], "time_up": True}
     out["hands"] = hands
     return out
+
+
+def hand_record(hand: Hand, hidden_deals: bool = False) -> dict[str, Any]:
+    """One hand as a record writes it (an entry of ``record_of``'s ``hands``, but for ``time_up``, which is
+    the game's to say): its dealer, its deal (unless ``hidden_deals``) and its actions."""
+    hd: dict[str, Any] = {"dealer": hand.dealer}
+    if not hidden_deals:
+        if hand.n == 2:
+            hd["stock"] = [card_text(c) for c in hand.stock]
+        else:
+            hd["deal"] = [_dealt_texts(hand, s) for s in range(hand.n)]
+            if hand.rules.dealer_discard == 0 and hand.out:
+                hd["out"] = [card_text(c) for c in sorted(_bits(hand.out), key=lambda c: (c % FACES_PER_PACK, c))]
+    hd["actions"] = [action_to_dict(a) for a in hand.actions if not isinstance(a, Look | Accept)]
+    return hd
 
 
 def _bits(s: int) -> list[int]:

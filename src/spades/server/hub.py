@@ -28,7 +28,6 @@ from spades.ai.base import LEVELS, Bot, Decision
 from spades.ai.suggest import suggest
 from spades.core.actions import Action
 from spades.core.errors import SpadesError
-from spades.core.record import record_of
 from spades.core.view import HandView, action_to_dict, view_hand
 from spades.server.accounts import AttemptLimiter, LocalLimiter, LoginLimiter
 from spades.server.config import COMMIT_GATHER
@@ -1283,9 +1282,7 @@ class Hub:
         if (await self.db(self.storage.game_record, t.id)) is not None:
             return
         g = t.game
-        record = record_of(g, t.row.rules, [s.name or f"Seat {i}" for i, s in enumerate(t.seats)])
-        for hd, deal in zip(record["hands"], t.deals, strict=False):
-            hd["commitment"], hd["seed"], hd["client_seeds"] = deal["commitment"], deal["seed"], deal["client_seeds"]
+        record = t.record()
         humans = [(i, s.player) for i, s in enumerate(t.seats) if s.player is not None]
         rated = bool(t.settings.get("rated")) and len(humans) == t.n
         seats: list[GameSeat] = []

@@ -6,6 +6,7 @@ persists and broadcasts them.
 from __future__ import annotations
 
 import time
+import zlib
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ import orjson
 from spades.core.actions import Action
 from spades.core.game import Game
 from spades.core.hand import deal_order
+from spades.core.record import hand_record, record_of
 from spades.core.scoring import tie_note
 from spades.core.view import own_fields, public_fields
 from spades.server.protocol import ProtocolError, decode_action, encode_action
@@ -127,9 +129,15 @@ class TableState:
     the epoch), and the two clocks of a table are derived from those times, so they read the same after
     a restart as before it. The turn started at the last game row (``turn_started_at``); a timed game's
     clock started at the first deal, and whether its time was up at the end of a hand is judged at the
-    time of that hand's last action, both live and when the log is replayed."""
+    time of that hand's last action, both live and when the log is replayed.
 
-    def __init__(self, row: TableRow, clock: Callable[[], float] = time.time) -> None:
+    A table keeps its current hand only (``Game(keep_hands=False)``, unless ``keep_hands``): each hand it
+    lets go is kept as its record's entry, written once as JSON and compressed (``hand_records``: 0.4 KiB
+    a hand, against 1.5 as text and some 3.5 as the hand itself), for the game's record (``record``). The
+    finished hands were most of what a table grew by as its game went on, and bytes are not walked by the
+    garbage collector (``benchmarks/table_memory.py``, issue 19)."""
+
+    def __init__(self, row: TableRow, clock: Callable[[], float] = time.time, keep_hands: bool = False) -> None:
         self.row = row
         self.id = row.id
         self.rules = load_rules(row.rules)
@@ -138,7 +146,7 @@ class TableState:
         self._at: float | None = None
         """The time of the row being made or replayed (the game clock reads it)."""
         timed = self.rules.time_limit_minutes is not None
-        self.game = Game(self.rules, first_dealer=0, clock=self._game_clock if timed else None)
+        self.game = Game(self.rules, first_dealer=0, clock=self._game_clock if timed else None, keep_hands=keep_hands)
         self.turn_started_at = 0.0
         """When the seat to act got its turn: the time of the last deal or action row."""
         self.seats = [Seat() for _ in range(self.n)]
@@ -150,6 +158,9 @@ class TableState:
         """Each player's client ids at this table, to the number of the event each made (every one of the
         game: one is never applied twice)."""
         self.chat: list[dict[str, Any]] = []
+        self.hand_records: list[bytes] = []
+        """The record's entry of each hand the game let go (``spades.core.record.hand_record``), as JSON
+        compressed with ``zlib``."""
         self.deals: list[dict[str, Any]] = []
         """What each dealt hand's reveal and the game's record say of its shuffle: ``hand``, ``seed``,
         ``commitment`` and ``client_seeds`` (the order the hand holds itself)."""
@@ -256,7 +267,7 @@ class TableState:
         (``spades.core.view.public_fields``); ``own_fields`` completes it for one viewer."""
         g = self.game
         view = public_fields(g.hand) if g.hands else None
-        return {"hand": len(g.hands), "view": view, "totals": list(g.totals), "bags": list(g.bags),
+        return {"hand": g.hand_count, "view": view, "totals": list(g.totals), "bags": list(g.bags),
                 "results": self._results_shown(), "over": g.over, "winner": g.winner, "seeding": self.seeding(),
                 "goes_on": self._goes_on()}
 
@@ -272,6 +283,15 @@ class TableState:
                 {"misdeal": r.misdeal, "points": [s.points for s in r.sides], "bags": [s.bags_total for s in r.sides],
                  "tricks": list(r.tricks)} for r in done[len(shown):]]
         return shown
+
+    def record(self) -> dict[str, Any]:
+        """The game's record (``spades.core.record.record_of``), every hand with its shuffle's commitment, seed
+        and client seeds, and the seats' names as they are now."""
+        out = record_of(self.game, self.row.rules, [s.name or f"Seat {i}" for i, s in enumerate(self.seats)],
+                        earlier=[orjson.loads(zlib.decompress(data)) for data in self.hand_records])
+        for hd, deal in zip(out["hands"], self.deals, strict=False):
+            hd["commitment"], hd["seed"], hd["client_seeds"] = deal["commitment"], deal["seed"], deal["client_seeds"]
+        return out
 
     def _goes_on(self) -> str | None:
         g = self.game
@@ -372,7 +392,7 @@ class TableState:
         rows: list[EventRow] = []
         g = self.game
         if g.hands and g.hand.is_over:
-            rows.append(self._row("reveal", dict(self.deals[len(g.hands) - 1]), 1))
+            rows.append(self._row("reveal", dict(self.deals[g.hand_count - 1]), 1))
             self.apply_row(rows[-1])
             if not g.over:  # the players waiting for computers' seats take them before the next deal
                 for i, s in enumerate(self.seats):
@@ -392,7 +412,7 @@ class TableState:
         """A fresh secret server seed for the next hand and its public commitment (before any client
         seed for that hand can be sent)."""
         seed = fair.new_server_seed()
-        return self._row("commit", {"hand": len(self.game.hands), "commitment": fair.commitment(seed),
+        return self._row("commit", {"hand": self.game.hand_count, "commitment": fair.commitment(seed),
                                     "seed": seed}, 1)
 
     def seed_row(self, seat: int, player: str, hand: Any, commitment: Any, value: Any,
@@ -475,8 +495,11 @@ class TableState:
             self.deals.append({k: d[k] for k in ("hand", "seed", "commitment", "client_seeds")})
             if not self.game.hands:
                 self.game.started_at = row.created_at  # a timed game's clock starts at the first deal
+            g = self.game
+            if g.hands and not g.keep_hands:  # the hand the deal lets go, as the record will write it
+                self.hand_records.append(zlib.compress(orjson.dumps(hand_record(g.hand))))
             # A table goes forward only: its hand keeps no undo history (some 5-10 KiB a table).
-            self.game.start_hand(d["order"]).seal()
+            g.start_hand(d["order"]).seal()
         elif row.kind == "seat":
             s = self.seats[d["seat"]]
             s.player, s.name, s.bot, s.reserved = d["player"], d["name"], d["bot"], d.get("reserved")
