@@ -98,6 +98,9 @@ def code_card(text: object, held: CardSet) -> int:
 CARD_CODES: tuple[str, ...] = tuple(card_code(c) for c in range(2 * FACES_PER_PACK))
 """``card_code`` of every card number of two packs, for code that writes many cards (client views)."""
 
+CARD_TEXTS: tuple[str, ...] = tuple(card_text(c) for c in range(2 * FACES_PER_PACK))
+"""``card_text`` of every card number of two packs, for code that writes many cards (records)."""
+
 
 def card_name(card: int) -> str:
     """The card in words for players: ``ace of spades``, ``big joker``."""

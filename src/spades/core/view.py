@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import CARD_CODES, FACES_PER_PACK, card_code, card_text, cards_of
+from spades.core.cards import CARD_CODES, CARD_TEXTS, FACES_PER_PACK, card_code, card_text, cards_of
 from spades.core.game import Game, HandResult
 from spades.core.hand import Hand, Phase, Trick
 from spades.core.rules import Layout, Rules
@@ -748,9 +748,9 @@ def action_to_dict(action: Action, marked: bool = False) -> dict[str, Any]:
     """An action in the record's shape: ``{"seat": 1, "bid": "nil"}``, ``{"seat": 0, "play": "4C"}``.
 
     Records name faces; with ``marked`` (what clients receive) a second-pack card is written ``4C*``."""
-    text = card_code if marked else card_text
     if isinstance(action, Play):
-        return {"seat": action.seat, "play": text(action.card)}
+        return {"seat": action.seat, "play": (CARD_CODES if marked else CARD_TEXTS)[action.card]}
+    text = card_code if marked else card_text
     if isinstance(action, Bid):
         v = action.value
         return {"seat": action.seat, "bid": v.tricks if not v.blind and v.tricks else v.text()}
