@@ -136,6 +136,7 @@ def client_id_of(msg: dict[str, Any], required: bool) -> str | None:
 
 
 ACTION_KEYS = ("bid", "pass", "discard", "misdeal", "draw", "play", "look", "accept")
+_ACTION_KEY_SET = frozenset(ACTION_KEYS)
 
 
 def parse_action(data: Any, seat: int, hand: Hand) -> Action:
@@ -148,11 +149,10 @@ def parse_action(data: Any, seat: int, hand: Hand) -> Action:
         raise ProtocolError("malformed", "\"action\" must be an object such as {\"play\": \"AS\"}")
     if "seat" in data and data["seat"] != seat:
         raise ProtocolError("not_your_seat", f"you sit at seat {seat}: you cannot act for seat {data['seat']!r}")
-    kinds = [k for k in ACTION_KEYS if k in data]
-    extra = [k for k in data if k not in ACTION_KEYS and k != "seat"]
-    if len(kinds) != 1 or extra:
+    keys = [k for k in data if k != "seat"]
+    if len(keys) != 1 or keys[0] not in _ACTION_KEY_SET:
         raise ProtocolError("malformed", f"an action needs exactly one of {', '.join(ACTION_KEYS)}")
-    kind = kinds[0]
+    kind = keys[0]
     value = data[kind]
     try:
         if kind == "bid":
