@@ -54,12 +54,13 @@ def server_seed():  # the table's and hand's own, so that the deals do not depen
 fair.new_server_seed = server_seed
 
 
-def first_moves(t):  # a table's first 30 moves as its record writes them (a table may let its hands go)
+def first_moves(t):  # a table's first 30 moves (all in its first hand), as its record writes them
     from spades.core.actions import Accept, Look
     from spades.core.view import action_to_dict
-    written = [a for data in getattr(t, "hand_records", ()) for a in json.loads(zlib.decompress(data))["actions"]]
-    kept = [action_to_dict(a) for h in t.game.hands for a in h.actions if not isinstance(a, Look | Accept)]
-    return (written + kept)[:30]
+    written = getattr(t, "hand_records", ())  # (a table that lets its hands go keeps each written)
+    if written:
+        return json.loads(zlib.decompress(written[0]))["actions"][:30]
+    return [action_to_dict(a) for a in t.game.hands[0].actions if not isinstance(a, Look | Accept)][:30]
 
 
 async def main():
