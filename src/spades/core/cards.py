@@ -42,6 +42,12 @@ def face(card: int) -> int:
     return card % FACES_PER_PACK
 
 
+def by_face(card: int) -> tuple[int, int]:
+    """A sort key that puts cards in face order, a first pack's copy before the second's: the two packs'
+    identical cards (six-handed) write the same text in the same place whichever copy is held."""
+    return card % FACES_PER_PACK, card
+
+
 def natural_suit(card: int) -> int:
     """The printed suit of a card (``JOKER_SUIT`` for jokers)."""
     f = card % FACES_PER_PACK

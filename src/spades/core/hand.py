@@ -1069,21 +1069,19 @@ class Hand:
         else:
             self._start_exchanges()
 
-    def exchanges_after(self, bids: Sequence[BidValue | None]) -> list[tuple[int, int, int]]:
-        """The card passes that ``bids`` (one per seat) make once the bidding ends, in their order: (giver,
-        receiver, how many cards). Empty when no cards change hands and the play begins at once."""
+    def _start_exchanges(self) -> None:
         r = self.rules
         ex: list[tuple[int, int, int]] = []
         # Cards change hands only after a nil bid (``BidValue.is_nil``, inlined), so most hands skip the loop.
         nil = False
         if r.partnerships:
-            for b in bids:
+            for b in self.bids:
                 if b is not None and not b.tricks:
                     nil = True
                     break
         if nil:
             for s in self.bid_order:
-                b = bids[s]
+                b = self.bids[s]
                 partner = self.layout.partner[s]
                 if b is None or not b.is_nil or partner is None:
                     continue
@@ -1091,10 +1089,6 @@ class Hand:
                 if k:
                     ex.append((s, partner, k))
                     ex.append((partner, s, k))
-        return ex
-
-    def _start_exchanges(self) -> None:
-        ex = self.exchanges_after(self.bids)
         self.exchanges = ex
         if ex:
             self.phase = _EXCHANGE

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import CARD_TEXTS, FACES_PER_PACK, card_text, cards_of, held_copy, parse_face
+from spades.core.cards import CARD_TEXTS, FACES_PER_PACK, by_face, card_text, cards_of, held_copy, parse_face
 from spades.core.errors import CardError, IllegalActionError, RecordError, SpadesError
 from spades.core.game import Game
 from spades.core.hand import Hand, Phase
@@ -274,7 +274,7 @@ def hand_record(hand: Hand, hidden_deals: bool = False) -> dict[str, Any]:
         else:
             hd["deal"] = [_dealt_texts(hand, s) for s in range(hand.n)]
             if hand.rules.dealer_discard == 0 and hand.out:
-                hd["out"] = [card_text(c) for c in sorted(_bits(hand.out), key=lambda c: (c % FACES_PER_PACK, c))]
+                hd["out"] = [card_text(c) for c in sorted(_bits(hand.out), key=by_face)]
     hd["actions"] = [action_to_dict(a) for a in hand.actions if not isinstance(a, _UNRECORDED)]
     return hd
 
@@ -293,6 +293,6 @@ def _dealt_texts(hand: Hand, seat: int) -> list[str]:
     # in face order already. A server writes each hand this way as it lets it go: ``hand_record``.)
     cards = cards_of(hand.dealt[seat])
     if cards and cards[-1] >= FACES_PER_PACK:
-        cards.sort(key=lambda c: (c % FACES_PER_PACK, c))
+        cards.sort(key=by_face)
     texts = CARD_TEXTS
     return [texts[c] for c in cards]

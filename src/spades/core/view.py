@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from spades.core.actions import Accept, Action, Bid, BidValue, Discard, Draw, Look, Misdeal, Pass, Play
-from spades.core.cards import CARD_CODES, CARD_TEXTS, FACES_PER_PACK, card_code, card_text, cards_of
+from spades.core.cards import CARD_CODES, CARD_TEXTS, FACES_PER_PACK, by_face, card_code, card_text, cards_of
 from spades.core.game import Game, HandResult
 from spades.core.hand import Hand, Phase, Trick
 from spades.core.rules import Layout, Rules
@@ -755,9 +755,9 @@ def action_to_dict(action: Action, marked: bool = False) -> dict[str, Any]:
         v = action.value
         return {"seat": action.seat, "bid": v.tricks if not v.blind and v.tricks else v.text()}
     if isinstance(action, Pass):
-        return {"seat": action.seat, "pass": [text(c) for c in sorted(action.cards, key=_by_face)]}
+        return {"seat": action.seat, "pass": [text(c) for c in sorted(action.cards, key=by_face)]}
     if isinstance(action, Discard):
-        return {"seat": action.seat, "discard": [text(c) for c in sorted(action.cards, key=_by_face)]}
+        return {"seat": action.seat, "discard": [text(c) for c in sorted(action.cards, key=by_face)]}
     if isinstance(action, Misdeal):
         return {"seat": action.seat, "misdeal": True}
     if isinstance(action, Draw):
@@ -828,12 +828,7 @@ def legal_to_json(legal: tuple[Action, ...] | list[Action]) -> list[dict[str, An
 def _choice_json(seat: int, kind: type[Pass] | type[Discard], k: int, cards: Iterable[int]) -> dict[str, Any]:
     # A choice of ``k`` of ``cards`` as one legal entry (``legal_to_json``).
     return {"seat": seat, "pass" if kind is Pass else "discard": {
-        "choose": k, "from": [card_code(c) for c in sorted(cards, key=_by_face)]}}
-
-
-def _by_face(card: int) -> tuple[int, int]:
-    # The two packs' identical cards (six-handed) write the same text in the same place.
-    return card % FACES_PER_PACK, card
+        "choose": k, "from": [card_code(c) for c in sorted(cards, key=by_face)]}}
 
 
 def hand_from_view(v: HandView, hands: list[int]) -> Hand:
