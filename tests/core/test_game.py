@@ -120,6 +120,40 @@ def test_a_game_that_lets_its_hands_go_plays_and_writes_the_same(preset: Any, se
         record_of(lean, preset)
 
 
+def test_equal_side_scores_are_kept_once_and_the_keeping_stops_at_its_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Game.results`` keeps one copy of equal side scores across hands and games (a server holds thousands
+    of games, whose scores repeat): the totals and every result are what the scoring gave, the same score
+    of two games is one object, and once ``SHARED_SCORES_MAX`` are kept a new one is kept by its game only."""
+    monkeypatch.setattr(game_module, "_SHARED_SCORES", {})
+    games = [Game(load_rules("standard"), shuffler=seeded_shuffler(s)) for s in range(30)]
+    for k, game in enumerate(games):
+        rng = random.Random(k)
+        while game.hand_count < 12 and not game.over:
+            finish_hand(game, rng)
+    sides = [side for game in games for r in game.results for side in r.sides]
+    by_value: dict[Any, Any] = {}
+    for side in sides:
+        assert by_value.setdefault(side, side) is side  # equal scores are one object
+    assert len(by_value) < 0.9 * len(sides)  # (and they do repeat, even in random play)
+    for game in games:
+        for k in range(2):
+            assert game.totals[k] == sum(r.sides[k].points for r in game.results)
+    for game in games[:3]:  # each hand's score is what the scoring says of its bids and tricks
+        bags = [0, 0]
+        for r in game.results:
+            if not r.misdeal:
+                assert r.sides == game_module.score_hand(game.rules, r.bids, r.tricks, bags)
+                bags = [side.bags_total for side in r.sides]
+    monkeypatch.setattr(game_module, "SHARED_SCORES_MAX", len(game_module._SHARED_SCORES))
+    late, rng = Game(load_rules("standard"), shuffler=seeded_shuffler(99)), random.Random(99)
+    while late.hand_count < 12 and not late.over:
+        finish_hand(late, rng)
+    assert len(game_module._SHARED_SCORES) == game_module.SHARED_SCORES_MAX
+    fresh = [side for r in late.results for side in r.sides if side not in by_value]
+    assert fresh and all(game_module._SHARED_SCORES.get(side) is not side for side in fresh)
+
+
 def play_until_over(game: Game, seed: int, clock: list[float] | None = None) -> None:
     rng = random.Random(seed)
     for _ in range(500):

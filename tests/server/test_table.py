@@ -194,7 +194,8 @@ def test_a_client_id_is_not_found_across_two_others(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_table_keeps_its_current_hand_and_writes_the_rest_for_the_record() -> None:
-    """A table lets each finished hand go when the next is dealt, keeping its record's entry as text; the
+    """A table lets each finished hand go when the next is dealt, keeping its record's entry (its deal's
+    seeds and commitment too) as text; the
     game's record (``TableState.record``) is the one a table that kept every hand writes, shuffles and
     all, live and when the log is replayed."""
     spec = {"preset": "standard", "target": 150, "lose_at": -150}
@@ -212,7 +213,8 @@ def test_a_table_keeps_its_current_hand_and_writes_the_rest_for_the_record() -> 
     full.replay(rows)
     assert len(full.game.hands) == t.game.hand_count and not full.hand_records
     assert t.record() == full.record()
-    assert [hd["seed"] for hd in t.record()["hands"]] == [d["seed"] for d in t.deals]
+    assert [hd["seed"] for hd in t.record()["hands"]] == [d["seed"] for d in full.deals]
+    assert t.deals == full.deals[-1:]  # (a hand's deal is written with it when the table lets it go)
     again = TableState(TableRow("t", spec, {}, True, None, None, 0.0))
     again.replay(rows)
     assert again.hand_records == t.hand_records and again.record() == t.record()

@@ -37,9 +37,10 @@ def seeded_shuffler(seed: int | str) -> Shuffler:
     return shuffle
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HandResult:
-    """A finished hand: its bids and tricks per seat, and each side's score."""
+    """A finished hand: its bids and tricks per seat, and each side's score (``Game.results`` shares equal
+    side scores between hands and games: ``shared_score``)."""
 
     dealer: int
     bids: tuple[BidValue | None, ...] | None
@@ -48,6 +49,25 @@ class HandResult:
     sides: tuple[SideScore, ...]
     misdeal: bool = False
     """A misdeal was called: no score, the same dealer deals again."""
+
+
+SHARED_SCORES_MAX = 10_000
+"""Distinct side scores ``shared_score`` keeps (then it shares only those it has: about 4 MB at most)."""
+
+_SHARED_SCORES: dict[SideScore, SideScore] = {}
+
+
+def shared_score(side: SideScore) -> SideScore:
+    """The one copy kept of every side score equal to ``side`` (a named tuple of numbers and score lines,
+    never changed). A finished hand's score stays for the rest of its game, and the same few hundred scores
+    come up again and again at every table ("contract of 4 made" and its 40 points, "1 bag"): a server
+    holding thousands of games keeps each once instead of about 0.8 KiB a table a hand (issue 19)."""
+    got = _SHARED_SCORES.get(side)
+    if got is None:
+        if len(_SHARED_SCORES) >= SHARED_SCORES_MAX:
+            return side
+        got = _SHARED_SCORES.setdefault(side, side)
+    return got
 
 
 class Game:
@@ -172,7 +192,8 @@ class Game:
             for i, s in enumerate(sides):
                 self.totals[i] += s.points
                 self.bags[i] = s.bags_total
-            self.results.append(HandResult(hand.dealer, bids, tuple(hand.tricks_taken), sides))
+            self.results.append(HandResult(hand.dealer, bids, tuple(hand.tricks_taken),
+                                           tuple(shared_score(s) for s in sides)))
             self.next_dealer = (hand.dealer + 1) % n
             self._check_end()
         if not self.over and self.shuffler is not None:

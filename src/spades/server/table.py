@@ -159,11 +159,12 @@ class TableState:
         game: one is never applied twice)."""
         self.chat: list[dict[str, Any]] = []
         self.hand_records: list[bytes] = []
-        """The record's entry of each hand the game let go (``spades.core.record.hand_record``), as JSON
-        compressed with ``zlib``."""
+        """The record's entry of each hand the game let go (``spades.core.record.hand_record`` with its deal's
+        ``commitment``, ``seed`` and ``client_seeds``), as JSON compressed with ``zlib``."""
         self.deals: list[dict[str, Any]] = []
-        """What each dealt hand's reveal and the game's record say of its shuffle: ``hand``, ``seed``,
-        ``commitment`` and ``client_seeds`` (the order the hand holds itself)."""
+        """What each hand the game still holds says of its shuffle in its reveal and the game's record:
+        ``hand``, ``seed``, ``commitment`` and ``client_seeds`` (the order the hand holds itself). A hand's
+        deal goes into its written entry when the game lets it go (``hand_records``)."""
         self.pending: dict[str, Any] | None = None
         """The next hand's commitment while client seeds come in (``commit`` logged, no ``deal`` yet):
         ``hand``, ``commitment``, ``seed`` (secret) and ``seeds``, seat -> {``player``, ``seed``}."""
@@ -289,7 +290,7 @@ class TableState:
         and client seeds, and the seats' names as they are now."""
         out = record_of(self.game, self.row.rules, [s.name or f"Seat {i}" for i, s in enumerate(self.seats)],
                         earlier=[orjson.loads(zlib.decompress(data)) for data in self.hand_records])
-        for hd, deal in zip(out["hands"], self.deals, strict=False):
+        for hd, deal in zip(out["hands"][len(self.hand_records):], self.deals, strict=False):
             hd["commitment"], hd["seed"], hd["client_seeds"] = deal["commitment"], deal["seed"], deal["client_seeds"]
         return out
 
@@ -392,7 +393,7 @@ class TableState:
         rows: list[EventRow] = []
         g = self.game
         if g.hands and g.hand.is_over:
-            rows.append(self._row("reveal", dict(self.deals[g.hand_count - 1]), 1))
+            rows.append(self._row("reveal", dict(self.deals[-1]), 1))  # (the hand's own deal)
             self.apply_row(rows[-1])
             if not g.over:  # the players waiting for computers' seats take them before the next deal
                 for i, s in enumerate(self.seats):
@@ -492,12 +493,15 @@ class TableState:
                 self.pending["seeds"][d["seat"]] = {"player": d["player"], "seed": d["seed"]}
         elif row.kind == "deal":
             self.pending = None
-            self.deals.append({k: d[k] for k in ("hand", "seed", "commitment", "client_seeds")})
             if not self.game.hands:
                 self.game.started_at = row.created_at  # a timed game's clock starts at the first deal
             g = self.game
             if g.hands and not g.keep_hands:  # the hand the deal lets go, as the record will write it
-                self.hand_records.append(zlib.compress(orjson.dumps(hand_record(g.hand))))
+                entry, gone = hand_record(g.hand), self.deals.pop(0)
+                entry["commitment"], entry["seed"], entry["client_seeds"] = (
+                    gone["commitment"], gone["seed"], gone["client_seeds"])
+                self.hand_records.append(zlib.compress(orjson.dumps(entry)))
+            self.deals.append({k: d[k] for k in ("hand", "seed", "commitment", "client_seeds")})
             # A table goes forward only: its hand keeps no undo history (some 5-10 KiB a table).
             g.start_hand(d["order"]).seal()
         elif row.kind == "seat":
