@@ -20,10 +20,12 @@ import uvicorn
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
 from websockets.sync.client import connect
 from websockets.uri import parse_uri
 
-from spades.server.socket_protocol import SEND_NOW, LeanWebSocketProtocol, _Flag, _Inbox, _Ping, _pings
+from spades.server.socket_protocol import SEND_NOW, LeanWebSocketProtocol, _Flag, _Inbox, _Ping, _pings, text_frame
 
 OPEN: list[Any] = []  # the protocols of the sockets the test server has open
 WROTE: list[Any] = []  # what ``now_app``'s writes at once returned
@@ -84,8 +86,9 @@ def _free_port() -> int:
 
 @contextmanager
 def serving(protocol: type[WebSocketsSansIOProtocol], app: Any = echo_app,
-            ping: tuple[float, float] | None = None) -> Iterator[str]:
-    """A uvicorn server of ``app`` on ``protocol`` in a thread; ``ping``: its keepalive (interval, timeout)."""
+            ping: tuple[float, float] | None = None, deflate: bool = True) -> Iterator[str]:
+    """A uvicorn server of ``app`` on ``protocol`` in a thread; ``ping``: its keepalive (interval, timeout);
+    ``deflate``: uvicorn's ``ws_per_message_deflate`` (on by default; ``spades serve`` turns it off)."""
     port = _free_port()
 
     class Recorded(protocol):  # type: ignore[valid-type, misc]
@@ -95,7 +98,8 @@ def serving(protocol: type[WebSocketsSansIOProtocol], app: Any = echo_app,
 
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                            ws=Recorded, ws_ping_interval=ping and ping[0],
-                                           ws_ping_timeout=ping and ping[1], lifespan="off"))
+                                           ws_ping_timeout=ping and ping[1], lifespan="off",
+                                           ws_per_message_deflate=deflate))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     for _ in range(200):
@@ -147,9 +151,13 @@ def test_the_handshake_is_let_go_once_answered() -> None:
         assert isinstance(p.queue, _Inbox) and isinstance(p.writable, _Flag)
 
 
-def test_a_message_can_be_written_at_once_in_order_until_the_socket_closes() -> None:
-    with serving(LeanWebSocketProtocol, now_app) as url:
+@pytest.mark.parametrize("deflate", [False, True])
+def test_a_message_can_be_written_at_once_in_order_until_the_socket_closes(deflate: bool) -> None:
+    """Without an extension (as ``spades serve`` runs) the frames are ``text_frame``'s; with
+    permessage-deflate, ``websockets``' own (compressed): the same messages either way."""
+    with serving(LeanWebSocketProtocol, now_app, deflate=deflate) as url:
         with connect(f"{url}/x") as ws:
+            assert bool(OPEN[-1].conn.extensions) == deflate
             ws.send("3")
             assert [ws.recv(5) for _ in range(3)] == ["3.0", "3.1", "3.2"]
             ws.send("200")  # more than one read of the client's: in order, each once
@@ -170,6 +178,19 @@ def test_a_message_can_be_written_at_once_in_order_until_the_socket_closes() -> 
         assert WROTE[3:] == [("after the close", False), [True], ("after the disconnect", False)]
         # the scope no longer points back at the protocol once the connection is lost
         assert all(SEND_NOW not in scope["extensions"] for scope in SCOPES)
+
+
+@pytest.mark.parametrize("length", [0, 1, 125, 126, 127, 65535, 65536, 70001])
+def test_a_text_frame_is_the_one_websockets_writes_and_a_client_reads(length: int) -> None:
+    """``text_frame`` (what ``send_text_now`` writes) is byte for byte the frame ``websockets`` makes for a
+    server's text message, at each length encoding's edges, and a client reads it back as the text."""
+    text = ("é" + "x" * length)[:length] if length else ""
+    data = text.encode()
+    assert text_frame(data) == Frame(Opcode.TEXT, data).serialize(mask=False, extensions=[])
+    client = ClientProtocol(parse_uri("ws://localhost/x"), state=State.OPEN)
+    client.receive_data(text_frame(data) + text_frame(b"next"))
+    got = client.events_received()
+    assert [(f.opcode, f.data.decode(), f.fin) for f in got] == [(Opcode.TEXT, text, True), (Opcode.TEXT, "next", True)]
 
 
 def test_uvicorn_s_own_protocol_offers_no_write_at_once() -> None:
