@@ -170,6 +170,36 @@ def test_a_set_contract_with_a_broken_blind_nil_shows_set(sized: Any, game_serve
     screenshot(page, "screen-set-blind-nil-390x844")
 
 
+def both_nil(data: dict[str, Any]) -> None:
+    """Every whole view: both of our side bid nil and have taken nothing yet (the engine's contract of 0,
+    made by itself); the changes that follow leave the view alone, as in ``broken_blind_nil_kept``."""
+    view = data["view"]
+    if not isinstance(view, dict):
+        return
+    if "dealer" in view and "legal" in view and isinstance(view.get("bids"), list) and len(view["bids"]) == 4:
+        view["bids"] = ["nil", "3", "nil", "3"]
+        view["tricks_taken"] = [0, 2, 0, 1]
+        view["sides"] = [
+            {"seats": [0, 2], "contract": 0, "tricks": 0, "needed": 0, "status": "made",
+             "nils": [{"seat": 0, "bid": "nil", "tricks": 0, "status": "alive"},
+                      {"seat": 2, "bid": "nil", "tricks": 0, "status": "alive"}]},
+            {"seats": [1, 3], "contract": 6, "tricks": 3, "needed": 3, "status": "open", "nils": []},
+        ]
+    elif "state" not in data:
+        data["view"] = {}
+
+
+@pytest.mark.parametrize("sized", ["390x844"], indirect=True)
+def test_a_side_of_two_nils_shows_its_nils_and_no_contract(sized: Any, game_server: LiveServer) -> None:
+    page = sized
+    rewrite_server_messages(page, "view", both_nil)
+    open_table(page, game_server, "standard")
+    page.wait_for_function("document.querySelector('[data-testid=pad-hand-0]')?.textContent?.includes('nil')")
+    ours = page.text_content("[data-testid=pad-hand-0]") or ""
+    assert ours.count("nil no trick yet") == 2 and "bid 0" not in ours and "made" not in ours, ours
+    assert "bid 6 · took 3 · needs 3" in (page.text_content("[data-testid=pad-hand-1]") or "")
+
+
 @pytest.mark.parametrize("sized", ["1280x800"], indirect=True)
 def test_keyboard_focus_follows_the_game(sized: Any, game_server: LiveServer) -> None:
     """Bid and play with the keyboard alone: after each action the focus is on the next sensible control

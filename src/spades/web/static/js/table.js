@@ -806,8 +806,12 @@ function renderSeats() {
 function contractWords(report) {
   if (!report) return null;
   const parts = [];
+  // A side whose every player bid nil has no contract to speak of (the engine's is 0, made by itself):
+  // only its nils are shown.
+  const nils = report.nils || [];
+  const allNil = nils.length > 0 && Array.isArray(report.seats) && nils.length === report.seats.length;
   if (report.status === "bidding") parts.push(el("span", {}, "bidding…"));
-  else if (report.contract !== null && report.contract !== undefined) {
+  else if (report.contract !== null && report.contract !== undefined && !allNil) {
     parts.push(el("span", {}, `bid ${report.contract} · took ${report.tricks}`));
     if (report.status === "open") {
       parts.push(" · ", el("span", { class: "status" }, report.needed > 0 ? `needs ${report.needed}` : "reached"));
