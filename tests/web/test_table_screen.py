@@ -6,7 +6,7 @@ the two-tap play of a card on a touch screen, and the cards a partner passed mar
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -129,35 +129,48 @@ def test_the_dealers_discard_fits_one_screen(sized: Any, game_server: LiveServer
     assert one_screen(sized, "discard")["cards"] == 15
 
 
-def broken_blind_nil(view: dict[str, Any]) -> None:
-    """The issue's hand: partner's blind nil took 2 tricks, our 4 took 3; the engine says set."""
-    if not isinstance(view.get("bids"), list) or len(view["bids"]) != 4:
-        return
-    view["bids"] = ["4", "3", "blind nil", "3"]
-    view["tricks_taken"] = [3, 3, 2, 3]
-    view["sides"] = [
-        {"seats": [0, 2], "contract": 4, "tricks": 3, "needed": 1, "status": "set",
-         "nils": [{"seat": 2, "bid": "blind nil", "tricks": 2, "status": "broken"}]},
-        {"seats": [1, 3], "contract": 6, "tricks": 3, "needed": 3, "status": "open", "nils": []},
-    ]
+THEIRS = {"seats": [1, 3], "contract": 6, "tricks": 3, "needed": 3, "status": "open", "nils": []}
 
 
-def broken_blind_nil_kept(data: dict[str, Any]) -> None:
-    """``broken_blind_nil`` in every whole view; the changes of the real game that follow no longer fit
-    that position, so they leave the view alone (the page keeps showing it)."""
-    view = data["view"]
-    if not isinstance(view, dict):
-        return
-    if "dealer" in view and "legal" in view:
-        broken_blind_nil(view)
-    elif "state" not in data:
-        data["view"] = {}
+def position(bids: list[str], tricks: list[int], ours: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """A rewrite of a four-seat view to a position: the bids, the tricks taken and our side's report from the
+    engine (theirs: a 6 that needs 3)."""
+    def rewrite(view: dict[str, Any]) -> None:
+        if isinstance(view.get("bids"), list) and len(view["bids"]) == 4:
+            view["bids"], view["tricks_taken"], view["sides"] = bids, tricks, [ours, THEIRS]
+    return rewrite
+
+
+# The issue's hand: partner's blind nil took 2 tricks, our 4 took 3; the engine says set.
+broken_blind_nil = position(["4", "3", "blind nil", "3"], [3, 3, 2, 3], {
+    "seats": [0, 2], "contract": 4, "tricks": 3, "needed": 1, "status": "set",
+    "nils": [{"seat": 2, "bid": "blind nil", "tricks": 2, "status": "broken"}]})
+# Both of our side bid nil and have taken nothing yet (the engine's contract of 0, made by itself).
+both_nil = position(["nil", "3", "nil", "3"], [0, 2, 0, 1], {
+    "seats": [0, 2], "contract": 0, "tricks": 0, "needed": 0, "status": "made",
+    "nils": [{"seat": 0, "bid": "nil", "tricks": 0, "status": "alive"},
+             {"seat": 2, "bid": "nil", "tricks": 0, "status": "alive"}]})
+
+
+def kept_in_whole_views(rewrite: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    """A rewrite of the server's messages that applies ``rewrite`` to every whole view; the changes of the
+    real game that follow no longer fit that position, so they leave the view alone (the page keeps
+    showing it)."""
+    def apply(data: dict[str, Any]) -> None:
+        view = data["view"]
+        if not isinstance(view, dict):
+            return
+        if "dealer" in view and "legal" in view:
+            rewrite(view)
+        elif "state" not in data:
+            data["view"] = {}
+    return apply
 
 
 @pytest.mark.parametrize("sized", ["390x844"], indirect=True)
 def test_a_set_contract_with_a_broken_blind_nil_shows_set(sized: Any, game_server: LiveServer) -> None:
     page = sized
-    rewrite_server_messages(page, "view", broken_blind_nil_kept)
+    rewrite_server_messages(page, "view", kept_in_whole_views(broken_blind_nil))
     open_table(page, game_server, "standard")
     page.wait_for_function("(document.querySelector('[data-testid=pad-hand-0]') || {}).textContent"
                            " && document.querySelector('[data-testid=pad-hand-0]')?.textContent.includes('bid 4')")
@@ -170,29 +183,10 @@ def test_a_set_contract_with_a_broken_blind_nil_shows_set(sized: Any, game_serve
     screenshot(page, "screen-set-blind-nil-390x844")
 
 
-def both_nil(data: dict[str, Any]) -> None:
-    """Every whole view: both of our side bid nil and have taken nothing yet (the engine's contract of 0,
-    made by itself); the changes that follow leave the view alone, as in ``broken_blind_nil_kept``."""
-    view = data["view"]
-    if not isinstance(view, dict):
-        return
-    if "dealer" in view and "legal" in view and isinstance(view.get("bids"), list) and len(view["bids"]) == 4:
-        view["bids"] = ["nil", "3", "nil", "3"]
-        view["tricks_taken"] = [0, 2, 0, 1]
-        view["sides"] = [
-            {"seats": [0, 2], "contract": 0, "tricks": 0, "needed": 0, "status": "made",
-             "nils": [{"seat": 0, "bid": "nil", "tricks": 0, "status": "alive"},
-                      {"seat": 2, "bid": "nil", "tricks": 0, "status": "alive"}]},
-            {"seats": [1, 3], "contract": 6, "tricks": 3, "needed": 3, "status": "open", "nils": []},
-        ]
-    elif "state" not in data:
-        data["view"] = {}
-
-
 @pytest.mark.parametrize("sized", ["390x844"], indirect=True)
 def test_a_side_of_two_nils_shows_its_nils_and_no_contract(sized: Any, game_server: LiveServer) -> None:
     page = sized
-    rewrite_server_messages(page, "view", both_nil)
+    rewrite_server_messages(page, "view", kept_in_whole_views(both_nil))
     open_table(page, game_server, "standard")
     page.wait_for_function("document.querySelector('[data-testid=pad-hand-0]')?.textContent?.includes('nil')")
     ours = page.text_content("[data-testid=pad-hand-0]") or ""
