@@ -79,6 +79,11 @@ def _id_key(client_id: str) -> bytes:
     return hash(client_id).to_bytes(8, "little", signed=True)
 
 
+def _with_deal(entry: dict[str, Any], deal: dict[str, Any]) -> None:
+    """A hand's record entry completed with what its deal says of the shuffle (``TableState.deals``)."""
+    entry["commitment"], entry["seed"], entry["client_seeds"] = deal["commitment"], deal["seed"], deal["client_seeds"]
+
+
 def kept_event(row: EventRow) -> str:
     """A row as a table keeps it among its recent events: one JSON text, ``[seq, kind, data, player_id,
     client_id, created_at]`` with the data as the log stores it. As an ``EventRow`` with its data as dicts
@@ -291,7 +296,7 @@ class TableState:
         out = record_of(self.game, self.row.rules, [s.name or f"Seat {i}" for i, s in enumerate(self.seats)],
                         earlier=[orjson.loads(zlib.decompress(data)) for data in self.hand_records])
         for hd, deal in zip(out["hands"][len(self.hand_records):], self.deals, strict=False):
-            hd["commitment"], hd["seed"], hd["client_seeds"] = deal["commitment"], deal["seed"], deal["client_seeds"]
+            _with_deal(hd, deal)
         return out
 
     def _goes_on(self) -> str | None:
@@ -493,13 +498,12 @@ class TableState:
                 self.pending["seeds"][d["seat"]] = {"player": d["player"], "seed": d["seed"]}
         elif row.kind == "deal":
             self.pending = None
-            if not self.game.hands:
-                self.game.started_at = row.created_at  # a timed game's clock starts at the first deal
             g = self.game
-            if g.hands and not g.keep_hands:  # the hand the deal lets go, as the record will write it
-                entry, gone = hand_record(g.hand), self.deals.pop(0)
-                entry["commitment"], entry["seed"], entry["client_seeds"] = (
-                    gone["commitment"], gone["seed"], gone["client_seeds"])
+            if not g.hands:
+                g.started_at = row.created_at  # a timed game's clock starts at the first deal
+            elif not g.keep_hands:  # the hand the deal lets go, as the record will write it
+                entry = hand_record(g.hand)
+                _with_deal(entry, self.deals.pop(0))
                 self.hand_records.append(zlib.compress(orjson.dumps(entry)))
             self.deals.append({k: d[k] for k in ("hand", "seed", "commitment", "client_seeds")})
             # A table goes forward only: its hand keeps no undo history (some 5-10 KiB a table).
