@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from spades.core import (
     Game,
     Hand,
+    HandResult,
     IllegalActionError,
     Phase,
     Play,
@@ -120,22 +121,29 @@ def test_a_game_that_lets_its_hands_go_plays_and_writes_the_same(preset: Any, se
         record_of(lean, preset)
 
 
-def test_equal_side_scores_are_kept_once_and_the_keeping_stops_at_its_limit(
+def test_equal_results_are_kept_once_and_the_keeping_stops_at_its_limit(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """``Game.results`` keeps one copy of equal side scores across hands and games (a server holds thousands
-    of games, whose scores repeat): the totals and every result are what the scoring gave, the same score
-    of two games is one object, and once ``SHARED_SCORES_MAX`` are kept a new one is kept by its game only."""
-    monkeypatch.setattr(game_module, "_SHARED_SCORES", {})
+    """``Game.results`` keeps one copy of equal results across hands and games (a server holds thousands
+    of games, whose results repeat), and of their equal parts (score lines, side scores, bids, tricks):
+    the totals and every result are what the scoring gave, the same value of two games is one object, and
+    once ``SHARED_MAX`` values are kept a new one is kept by its game only."""
+    monkeypatch.setattr(game_module, "_SHARED", {})
+    monkeypatch.setattr(game_module, "_shared_count", 0)
     games = [Game(load_rules("standard"), shuffler=seeded_shuffler(s)) for s in range(30)]
     for k, game in enumerate(games):
         rng = random.Random(k)
         while game.hand_count < 12 and not game.over:
             finish_hand(game, rng)
-    sides = [side for game in games for r in game.results for side in r.sides]
+    results = [r for game in games for r in game.results]
+    sides = [side for r in results for side in r.sides]
+    parts: list[Any] = [*results, *sides, *(line for side in sides for line in side.lines),
+                        *(r.bids for r in results), *(r.tricks for r in results)]
     by_value: dict[Any, Any] = {}
-    for side in sides:
-        assert by_value.setdefault(side, side) is side  # equal scores are one object
-    assert len(by_value) < 0.9 * len(sides)  # (and they do repeat, even in random play)
+    for part in parts:
+        assert by_value.setdefault((type(part), part), part) is part  # equal values are one object
+    assert len(by_value) < 0.5 * len(parts)  # (and they do repeat, even in random play)
+    lines = [line for side in sides for line in side.lines]
+    assert len({id(line) for line in lines}) < 0.1 * len(lines)  # lines above all, in unequal scores
     for game in games:
         for k in range(2):
             assert game.totals[k] == sum(r.sides[k].points for r in game.results)
@@ -145,13 +153,16 @@ def test_equal_side_scores_are_kept_once_and_the_keeping_stops_at_its_limit(
             if not r.misdeal:
                 assert r.sides == game_module.score_hand(game.rules, r.bids, r.tricks, bags)
                 bags = [side.bags_total for side in r.sides]
-    monkeypatch.setattr(game_module, "SHARED_SCORES_MAX", len(game_module._SHARED_SCORES))
+    kept = sum(len(values) for values in game_module._SHARED.values())
+    assert kept == game_module._shared_count
+    monkeypatch.setattr(game_module, "SHARED_MAX", kept)
     late, rng = Game(load_rules("standard"), shuffler=seeded_shuffler(99)), random.Random(99)
     while late.hand_count < 12 and not late.over:
         finish_hand(late, rng)
-    assert len(game_module._SHARED_SCORES) == game_module.SHARED_SCORES_MAX
-    fresh = [side for r in late.results for side in r.sides if side not in by_value]
-    assert fresh and all(game_module._SHARED_SCORES.get(side) is not side for side in fresh)
+    assert sum(len(values) for values in game_module._SHARED.values()) == kept
+    fresh = [r for r in late.results if (HandResult, r) not in by_value]
+    assert fresh and all(game_module._SHARED[HandResult].get(r) is not r for r in fresh)
+    assert late.totals == [sum(r.sides[k].points for r in late.results) for k in range(2)]
 
 
 def play_until_over(game: Game, seed: int, clock: list[float] | None = None) -> None:

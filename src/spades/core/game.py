@@ -8,8 +8,9 @@ deal (replaying a record). The clock is a callable returning seconds, for timed 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from spades.core.actions import Action, BidValue
 from spades.core.errors import IllegalActionError
@@ -39,8 +40,8 @@ def seeded_shuffler(seed: int | str) -> Shuffler:
 
 @dataclass(frozen=True, slots=True)
 class HandResult:
-    """A finished hand: its bids and tricks per seat, and each side's score (``Game.results`` shares equal
-    side scores between hands and games: ``shared_score``)."""
+    """A finished hand: its bids and tricks per seat, and each side's score (``Game.results`` keeps one
+    copy of equal results and of their equal parts, between hands and games: ``shared``)."""
 
     dealer: int
     bids: tuple[BidValue | None, ...] | None
@@ -51,23 +52,43 @@ class HandResult:
     """A misdeal was called: no score, the same dealer deals again."""
 
 
-SHARED_SCORES_MAX = 10_000
-"""Distinct side scores ``shared_score`` keeps (then it shares only those it has: about 4 MB at most)."""
+SHARED_MAX = 20_000
+"""Distinct values ``shared`` keeps (then it shares only those it has: a few MB at most)."""
 
-_SHARED_SCORES: dict[SideScore, SideScore] = {}
+_SHARED: dict[type, dict[Any, Any]] = {}
+"""The values ``shared`` keeps, by type (a named tuple equals a plain tuple of the same items)."""
+
+_shared_count = 0
+
+H = TypeVar("H", bound=Hashable)
+
+
+def shared(value: H) -> H:
+    """The one copy kept of every value equal to ``value`` and of its type (an immutable value: a finished
+    hand's result, its bids, tricks and score lines, never changed). A finished hand stays for the rest of
+    its game, and the same results come up again and again at every table ("contract of 4 made" and its
+    40 points, "1 bag", the tricks 4-3-3-3): a server holding thousands of games keeps each once instead
+    of about 0.8 KiB a table a hand (issue 19). Past ``SHARED_MAX`` values a new one is its own copy."""
+    global _shared_count
+    kept = _SHARED.get(type(value))
+    if kept is None:
+        kept = _SHARED.setdefault(type(value), {})
+    got: H | None = kept.get(value)
+    if got is None:
+        if _shared_count >= SHARED_MAX:
+            return value
+        got = kept.setdefault(value, value)
+        if got is value:
+            _shared_count += 1
+    return got
 
 
 def shared_score(side: SideScore) -> SideScore:
-    """The one copy kept of every side score equal to ``side`` (a named tuple of numbers and score lines,
-    never changed). A finished hand's score stays for the rest of its game, and the same few hundred scores
-    come up again and again at every table ("contract of 4 made" and its 40 points, "1 bag"): a server
-    holding thousands of games keeps each once instead of about 0.8 KiB a table a hand (issue 19)."""
-    got = _SHARED_SCORES.get(side)
-    if got is None:
-        if len(_SHARED_SCORES) >= SHARED_SCORES_MAX:
-            return side
-        got = _SHARED_SCORES.setdefault(side, side)
-    return got
+    """``shared`` for a side's score, whose lines are shared too (equal lines recur in unequal scores)."""
+    got: SideScore | None = _SHARED.get(SideScore, {}).get(side)
+    if got is not None:
+        return got
+    return shared(side._replace(lines=tuple(shared(line) for line in side.lines)))
 
 
 class Game:
@@ -183,8 +204,8 @@ class Game:
             return
         n = self.rules.layout.n
         if hand.phase is Phase.MISDEALT:
-            self.results.append(HandResult(hand.dealer, tuple(hand.bids), tuple(hand.tricks_taken),
-                                           (), misdeal=True))
+            self.results.append(shared(HandResult(hand.dealer, shared(tuple(hand.bids)),
+                                                  shared(tuple(hand.tricks_taken)), (), misdeal=True)))
             # The same dealer deals again.
         else:
             bids = None if hand.context.bidless else tuple(hand.bids)
@@ -192,8 +213,9 @@ class Game:
             for i, s in enumerate(sides):
                 self.totals[i] += s.points
                 self.bags[i] = s.bags_total
-            self.results.append(HandResult(hand.dealer, bids, tuple(hand.tricks_taken),
-                                           tuple(shared_score(s) for s in sides)))
+            self.results.append(shared(HandResult(hand.dealer, None if bids is None else shared(bids),
+                                                  shared(tuple(hand.tricks_taken)),
+                                                  shared(tuple(shared_score(s) for s in sides)))))
             self.next_dealer = (hand.dealer + 1) % n
             self._check_end()
         if not self.over and self.shuffler is not None:
