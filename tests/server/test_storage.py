@@ -240,6 +240,30 @@ def test_group_commit_keeps_each_tables_batch_whole(store: Storage) -> None:
     assert [c.text for c in store.chat_history("t3")] == ["y"]
 
 
+def test_a_hand_record_is_stored_with_its_deal_or_not_at_all(store: Storage) -> None:
+    """The record entry a deal's row carries (``EventRow.hand_record``, of the hand it lets go) is stored
+    with the row, by that hand, beside the log and not in it; a batch refused whole keeps its entry out;
+    both writing paths (one table, the group commit) store it."""
+    for tid in ("t1", "t2"):
+        store.create_table(table(tid))
+    assert store.hand_records("t1") == []
+    deal = EventRow(2, "deal", {"hand": 1, "order": [1, 2]}, None, None, 5.0, b"\x78\x9c hand 0")
+    store.append_events("t1", [EventRow(1, "seat", {"seat": 0}), deal])
+    assert store.hand_records("t1") == [b"\x78\x9c hand 0"]
+    stored = store.load_events("t1")[1]
+    assert stored == deal and stored.hand_record is None and stored.data == {"hand": 1, "order": [1, 2]}
+    errors = store.append_many([
+        ("t1", [EventRow(3, "deal", {"hand": 2}, None, None, 6.0, b"hand 1"),
+                EventRow(2, "action", {"a": 1})]),  # number 2 again: the batch and its entry stay out
+        ("t2", [EventRow(1, "deal", {"hand": 3}, None, None, 6.0, b"t2 hand 2"),
+                EventRow(2, "deal", {"hand": 4}, None, None, 7.0, b"t2 hand 3")])])
+    assert isinstance(errors[0], DuplicateError) and errors[1] is None
+    assert store.hand_records("t1") == [b"\x78\x9c hand 0"]
+    assert store.hand_records("t2") == [b"t2 hand 2", b"t2 hand 3"]
+    store.append_many([("t1", [EventRow(3, "deal", {"hand": 2}, None, None, 6.0, b"hand 1")])])
+    assert store.hand_records("t1") == [b"\x78\x9c hand 0", b"hand 1"]
+
+
 def test_a_locked_sqlite_file_is_busy_for_the_group_commit(tmp_path: Path) -> None:
     """The group commit on SQLite (the driver's own connection) says a lock held by another connection is
     a busy database (``is_busy``: the server answers ``storage_busy``), for every table's batch, and stores

@@ -12,7 +12,7 @@ from spades.core.actions import PLAYS, Look, Misdeal, Play
 from spades.server.protocol import project_event
 from spades.server.table import CHAT_KEEP, EVENTS_KEEP, ClientIds, Seat, TableState, event_of_kept, kept_event
 from spades.storage import open_storage
-from spades.storage.base import TableRow
+from spades.storage.base import EventRow, TableRow
 
 
 def new_table() -> TableState:
@@ -194,10 +194,10 @@ def test_a_client_id_is_not_found_across_two_others(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_table_keeps_its_current_hand_and_writes_the_rest_for_the_record() -> None:
-    """A table lets each finished hand go when the next is dealt, keeping its record's entry (its deal's
-    seeds and commitment too) as text; the
-    game's record (``TableState.record``) is the one a table that kept every hand writes, shuffles and
-    all, live and when the log is replayed."""
+    """A table lets each finished hand go when the next is dealt: the deal's row carries that hand's record
+    entry (its deal's seeds and commitment too), which the log stores beside it, and the table holds no
+    entry itself. The game's record (``TableState.record`` given those entries) is the one a table that
+    kept every hand writes, shuffles and all, live and when the log is replayed."""
     spec = {"preset": "standard", "target": 150, "lose_at": -150}
     t = TableState(TableRow("t", spec, {}, True, None, None, 0.0))
     rows = t.seat_rows([(i, Seat(f"p{i}", f"P{i}")) for i in range(4)])
@@ -207,14 +207,20 @@ def test_a_table_keeps_its_current_hand_and_writes_the_rest_for_the_record() -> 
             rows.append(t.deal_row())
         options = [a for a in t.game.legal_actions() if not isinstance(a, Misdeal)]
         rows += t.action_rows(rng.choice(options), "player", None, None)
-        assert len(t.game.hands) == 1 and len(t.hand_records) == t.game.hand_count - 1
+        assert len(t.game.hands) == 1 and t.let_go == t.game.hand_count - 1
     assert t.game.hand_count >= 2
+    written = [r.hand_record for r in rows if r.hand_record is not None]
+    assert len(written) == t.let_go
+    assert {r.kind for r in rows if r.hand_record is not None} == {"deal"}
+    assert all(r.hand_record is None for r in rows if r.kind == "deal" and r.data["hand"] == 0)
     full = TableState(TableRow("t", spec, {}, True, None, None, 0.0), keep_hands=True)
     full.replay(rows)
-    assert len(full.game.hands) == t.game.hand_count and not full.hand_records
-    assert t.record() == full.record()
-    assert [hd["seed"] for hd in t.record()["hands"]] == [d["seed"] for d in full.deals]
+    assert len(full.game.hands) == t.game.hand_count and full.let_go == 0
+    assert t.record(written) == full.record()
+    assert [hd["seed"] for hd in t.record(written)["hands"]] == [d["seed"] for d in full.deals]
     assert t.deals == full.deals[-1:]  # (a hand's deal is written with it when the table lets it go)
+    with pytest.raises(ValueError):
+        t.record(written[:-1])  # a record without an entry of every hand let go is refused
     again = TableState(TableRow("t", spec, {}, True, None, None, 0.0))
-    again.replay(rows)
-    assert again.hand_records == t.hand_records and again.record() == t.record()
+    again.replay([EventRow(r.seq, r.kind, r.data, r.player_id, r.client_id, r.created_at) for r in rows])
+    assert again.let_go == t.let_go and again.record(written) == t.record(written)

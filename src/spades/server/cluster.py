@@ -107,6 +107,10 @@ class FencedLog:
         """The log's chat lines."""
         return self.inner.chat_history(table_id, limit)
 
+    def hand_records(self, table_id: str) -> list[bytes]:
+        """The log's hand records."""
+        return self.inner.hand_records(table_id)
+
 
 class RemoteConn(Conn):
     """A socket held by another process, as the owner sees it while handling one forwarded message:

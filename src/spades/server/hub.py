@@ -1282,7 +1282,7 @@ class Hub:
         if (await self.db(self.storage.game_record, t.id)) is not None:
             return
         g = t.game
-        record = t.record()
+        record = await self._record(t)
         humans = [(i, s.player) for i, s in enumerate(t.seats) if s.player is not None]
         rated = bool(t.settings.get("rated")) and len(humans) == t.n
         seats: list[GameSeat] = []
@@ -1300,6 +1300,17 @@ class Hub:
         if rated:
             seats = rate_game(seats, players, list(g.totals))
         await self.db(self.storage.finish_game, t.id, record, rated, g.winner, seats)
+
+    async def _record(self, t: TableState) -> dict[str, Any]:
+        """A finished game's record: the table's, with the entries of the hands it let go from the log's hand
+        records; or, for a game begun before those were kept (migration 0007), the record of the whole log
+        replayed by a table that keeps every hand."""
+        earlier = await self.db(self.log.hand_records, t.id)
+        if len(earlier) == t.let_go:
+            return t.record(earlier)
+        whole = TableState(t.row, keep_hands=True)
+        whole.replay(await self.db(self.log.load_events, t.id))
+        return whole.record()
 
     async def game_record(self, table_id: str) -> dict[str, Any] | None:
         """A finished game's record."""

@@ -136,11 +136,12 @@ class TableState:
     clock started at the first deal, and whether its time was up at the end of a hand is judged at the
     time of that hand's last action, both live and when the log is replayed.
 
-    A table keeps its current hand only (``Game(keep_hands=False)``, unless ``keep_hands``): each hand it
-    lets go is kept as its record's entry, written once as JSON and compressed (``hand_records``: 0.4 KiB
-    a hand, against 1.5 as text and some 3.5 as the hand itself), for the game's record (``record``). The
-    finished hands were most of what a table grew by as its game went on, and bytes are not walked by the
-    garbage collector (``benchmarks/table_memory.py``, issue 19)."""
+    A table keeps its current hand only (``Game(keep_hands=False)``, unless ``keep_hands``): the deal that
+    lets a hand go carries that hand's record entry, written once as JSON and compressed (``deal_row``:
+    about 0.5 KiB a hand, against 1.5 as text and some 3.5 as the hand itself), and the log stores it
+    beside the row (``EventLog.hand_records``) for the game's record (``record``). The finished hands were
+    most of what a table grew by as its game went on, then their entries kept here were
+    (``benchmarks/table_memory.py``, issue 19)."""
 
     def __init__(self, row: TableRow, clock: Callable[[], float] = time.time, keep_hands: bool = False) -> None:
         self.row = row
@@ -163,13 +164,10 @@ class TableState:
         """Each player's client ids at this table, to the number of the event each made (every one of the
         game: one is never applied twice)."""
         self.chat: list[dict[str, Any]] = []
-        self.hand_records: list[bytes] = []
-        """The record's entry of each hand the game let go (``spades.core.record.hand_record`` with its deal's
-        ``commitment``, ``seed`` and ``client_seeds``), as JSON compressed with ``zlib``."""
         self.deals: list[dict[str, Any]] = []
         """What each hand the game still holds says of its shuffle in its reveal and the game's record:
         ``hand``, ``seed``, ``commitment`` and ``client_seeds`` (the order the hand holds itself). A hand's
-        deal goes into its written entry when the game lets it go (``hand_records``)."""
+        deal goes into its written entry when the game lets it go (``deal_row``)."""
         self.pending: dict[str, Any] | None = None
         """The next hand's commitment while client seeds come in (``commit`` logged, no ``deal`` yet):
         ``hand``, ``commitment``, ``seed`` (secret) and ``seeds``, seat -> {``player``, ``seed``}."""
@@ -179,9 +177,6 @@ class TableState:
         """Seats whose (disconnected) player timed out: a bot plays them until they come back."""
         self.rematch: dict[str, Any] | None = None
         """The table a finished game's players were asked to for a rematch (spades.server.rematch)."""
-        self._results: list[dict[str, Any]] = []
-        """The finished hands' results as the state shows them (``public_state``), one entry per hand of
-        ``game.results``: a finished hand's result never changes, so each is written out once."""
         self.shown: Any = None
         """What its viewers were last sent (``spades.server.protocol.Shown``): the next events carry
         only what changed since."""
@@ -278,26 +273,28 @@ class TableState:
                 "goes_on": self._goes_on()}
 
     def _results_shown(self) -> list[dict[str, Any]]:
-        """``game.results`` as the state shows them: the entries already written are kept (the list is
-        shared by the states built since, so nobody may change it: a new hand's result makes a new list),
-        and only a new hand's result is written out. Building every past hand's entry again for every
-        event cost most of a late hand's state."""
-        done = self.game.results
-        shown = self._results
-        if len(shown) != len(done):
-            shown = self._results = shown[:len(done)] + [
-                {"misdeal": r.misdeal, "points": [s.points for s in r.sides], "bags": [s.bags_total for s in r.sides],
-                 "tricks": list(r.tricks)} for r in done[len(shown):]]
-        return shown
+        """``game.results`` as the state shows them, written out when a whole state is built (about three
+        times a hand, and at each ``hello``): a table that kept them written out between those held some
+        0.3 KiB a finished hand for nothing (issue 19)."""
+        return [{"misdeal": r.misdeal, "points": [s.points for s in r.sides], "bags": [s.bags_total for s in r.sides],
+                 "tricks": list(r.tricks)} for r in self.game.results]
 
-    def record(self) -> dict[str, Any]:
+    def record(self, earlier: list[bytes] | None = None) -> dict[str, Any]:
         """The game's record (``spades.core.record.record_of``), every hand with its shuffle's commitment, seed
-        and client seeds, and the seats' names as they are now."""
+        and client seeds, and the seats' names as they are now. ``earlier``: the entries of the hands the
+        game let go (``EventRow.hand_record``, as the log keeps them: ``EventLog.hand_records``), one for
+        each of them."""
         out = record_of(self.game, self.row.rules, [s.name or f"Seat {i}" for i, s in enumerate(self.seats)],
-                        earlier=[orjson.loads(zlib.decompress(data)) for data in self.hand_records])
-        for hd, deal in zip(out["hands"][len(self.hand_records):], self.deals, strict=False):
+                        earlier=[orjson.loads(zlib.decompress(data)) for data in earlier or ()])
+        for hd, deal in zip(out["hands"][len(earlier or ()):], self.deals, strict=False):
             _with_deal(hd, deal)
         return out
+
+    @property
+    def let_go(self) -> int:
+        """How many finished hands the game no longer holds (their entries are in the log's hand records)."""
+        g = self.game
+        return g.hand_count - len(g.hands)
 
     def _goes_on(self) -> str | None:
         g = self.game
@@ -453,9 +450,15 @@ class TableState:
         assert p is not None, "no commitment is waiting"
         client_seeds = self.client_seeds()
         perm = fair.derive_permutation(p["seed"], client_seeds, len(self.rules.layout.deck))
-        row = self._row("deal", {"hand": p["hand"], "dealer": self.game.next_dealer,
-                                 "order": deal_order(self.rules, perm), "seed": p["seed"],
-                                 "commitment": p["commitment"], "client_seeds": client_seeds}, 1)
+        g = self.game
+        entry = None
+        if g.hands and not g.keep_hands:  # the hand the deal lets go, as the record will write it
+            entry = hand_record(g.hand)
+            _with_deal(entry, self.deals[0])
+        row = EventRow(self.seq + 1, "deal", {"hand": p["hand"], "dealer": g.next_dealer,
+                                              "order": deal_order(self.rules, perm), "seed": p["seed"],
+                                              "commitment": p["commitment"], "client_seeds": client_seeds},
+                       None, None, self.clock(), None if entry is None else zlib.compress(orjson.dumps(entry)))
         self.apply_row(row)
         return row
 
@@ -501,10 +504,8 @@ class TableState:
             g = self.game
             if not g.hands:
                 g.started_at = row.created_at  # a timed game's clock starts at the first deal
-            elif not g.keep_hands:  # the hand the deal lets go, as the record will write it
-                entry = hand_record(g.hand)
-                _with_deal(entry, self.deals.pop(0))
-                self.hand_records.append(zlib.compress(orjson.dumps(entry)))
+            elif not g.keep_hands:  # the hand it lets go was written with the row (``deal_row``)
+                del self.deals[0]
             self.deals.append({k: d[k] for k in ("hand", "seed", "commitment", "client_seeds")})
             # A table goes forward only: its hand keeps no undo history (some 5-10 KiB a table).
             g.start_hand(d["order"]).seal()

@@ -56,6 +56,10 @@ class EventRow:
     player_id: str | None = None
     client_id: str | None = None
     created_at: float = 0.0
+    hand_record: bytes | None = field(default=None, compare=False, repr=False)
+    """A deal's row only, as a table makes it: the game record's entry of the hand the deal lets go
+    (``spades.server.table.TableState.deal_row``), stored with the row beside the log
+    (``EventLog.hand_records``), never in the log itself nor sent to anyone; ``None`` in a row read back."""
 
 
 @dataclass(frozen=True)
@@ -209,6 +213,12 @@ class EventLog(Protocol):
         """Append several tables' events in as few transactions as possible (group commit): each batch is
         stored whole or not at all, and its entry in the answer is ``None`` when it was stored, or the
         error (``DuplicateError``...) that kept it out; one batch's error never keeps another out."""
+        ...
+
+    def hand_records(self, table_id: str) -> list[bytes]:
+        """The record's entries of a table's hands, by hand (``EventRow.hand_record``, stored with the deal
+        that let each hand go). Tables whose games began before migration 0007 have none of their earlier
+        hands: their record is made from the log."""
         ...
 
     def load_events(self, table_id: str, after: int = 0) -> list[EventRow]:

@@ -66,6 +66,7 @@ class MemoryStorage:
         self._tables: dict[str, TableRow] = {}
         self._events: dict[str, list[EventRow]] = {}
         self._chat: dict[str, list[ChatRow]] = {}
+        self._hands: dict[str, dict[int, bytes]] = {}
         self._games: dict[str, bytes] = {}
         self._results: list[_Result] = []
         self._score_games: dict[str, dict[str, _ScoreGame]] = {}
@@ -285,7 +286,15 @@ class MemoryStorage:
             if r.kind == "chat":
                 self._chat.setdefault(table_id, []).append(
                     ChatRow(r.seq, r.player_id, r.data["name"], r.data["text"], kept.created_at))
+            if r.hand_record is not None:
+                self._hands.setdefault(table_id, {})[r.data["hand"] - 1] = r.hand_record
         log.sort(key=lambda e: e.seq)
+
+    def hand_records(self, table_id: str) -> list[bytes]:
+        """The record's entries of a table's hands, by hand."""
+        with self._lock:
+            kept = self._hands.get(table_id, {})
+            return [kept[h] for h in sorted(kept)]
 
     def load_events(self, table_id: str, after: int = 0) -> list[EventRow]:
         """A table's events after ``after``, in order."""

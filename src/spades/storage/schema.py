@@ -10,6 +10,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -64,6 +65,15 @@ events = Table(
     # The log's one guard: an event number is stored once. Client ids are answered by the table that
     # applies the actions (every id of its game, filled again from here when it is rebuilt): migration 0006.
     UniqueConstraint("table_id", "seq", name="uq_events_table_seq"),
+)
+
+hand_records = Table(
+    # The game record's entry of each finished hand (JSON compressed with zlib), written with the deal that
+    # lets the hand go, so that a live table holds its current hand only: migration 0007.
+    "hand_records", metadata,
+    Column("table_id", String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True),
+    Column("hand", Integer, primary_key=True),
+    Column("data", LargeBinary, nullable=False),
 )
 
 chat = Table(

@@ -294,7 +294,7 @@ class SqlStorage:
         (``benchmarks/group_commit.py --spread 12``, issue 19). The connection is the pool's, with its
         pragmas; errors are SQLAlchemy's, as on the other path (``IntegrityError`` for a used number,
         ``OperationalError`` for a lock: ``is_busy``)."""
-        events, chats = _event_values(batches)
+        events, chats, hands = _event_values(batches)
         if not events:
             return
         raw = self.engine.raw_connection()
@@ -307,6 +307,8 @@ class SqlStorage:
                 dbc.executemany(_EVENTS_INSERT, events)
                 if chats:
                     dbc.executemany(_CHAT_INSERT, chats)
+                if hands:
+                    dbc.executemany(_HANDS_INSERT, hands)
                 dbc.execute("COMMIT")
             except sqlite3.Error as e:
                 if dbc.in_transaction:
@@ -315,6 +317,13 @@ class SqlStorage:
                 raise kind("INSERT INTO events", None, e) from None
         finally:
             raw.close()
+
+    def hand_records(self, table_id: str) -> list[bytes]:
+        """The record's entries of a table's hands, by hand."""
+        h = s.hand_records
+        with self.engine.connect() as c:
+            return [bytes(r.data) for r in c.execute(select(h.c.data).where(h.c.table_id == table_id)
+                                                     .order_by(h.c.hand))]
 
     def load_events(self, table_id: str, after: int = 0) -> list[EventRow]:
         """A table's events after ``after``, in order."""
@@ -448,19 +457,22 @@ class SqlStorage:
 
 
 def write_events(c: Connection, batches: list[tuple[str, list[EventRow]]]) -> None:
-    """Insert several tables' events and their chat lines on an open transaction, in one statement each
+    """Insert several tables' events, their chat lines and the record entries of the hands their deals let go
+    (``EventRow.hand_record``) on an open transaction, in one statement each
     (``IntegrityError`` on a used number): a group commit of many tables costs one round of the driver,
     not one per table.
 
     The statements are run by the driver itself (``executemany``): through the SQL expression language
     each row's parameters were processed again in Python on the database thread, which holds the
     interpreter's lock the event loop needs (``benchmarks/group_commit.py``)."""
-    events, chats = _event_values(batches)
+    events, chats, hands = _event_values(batches)
     mark = "?" if c.dialect.paramstyle == "qmark" else "%s"
     if events:
         c.exec_driver_sql(_EVENTS_INSERT.replace("?", mark), events)
     if chats:
         c.exec_driver_sql(_CHAT_INSERT.replace("?", mark), chats)
+    if hands:
+        c.exec_driver_sql(_HANDS_INSERT.replace("?", mark), hands)
 
 
 _EVENT_COLUMNS = ("table_id", "seq", "kind", "data", "player_id", "client_id", "created_at")
@@ -469,16 +481,21 @@ _EVENTS_INSERT = (f"INSERT INTO {s.events.name} ({', '.join(_EVENT_COLUMNS)}) "
                   f"VALUES ({', '.join(['?'] * len(_EVENT_COLUMNS))})")
 _CHAT_INSERT = (f"INSERT INTO {s.chat.name} ({', '.join(_CHAT_COLUMNS)}) "
                 f"VALUES ({', '.join(['?'] * len(_CHAT_COLUMNS))})")
+_HANDS_INSERT = f"INSERT INTO {s.hand_records.name} (table_id, hand, data) VALUES (?, ?, ?)"
 
 
-def _event_values(batches: list[tuple[str, list[EventRow]]]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    # The parameters of the events' rows and of the chat lines' rows, in ``_EVENT_COLUMNS`` and ``_CHAT_COLUMNS``.
+def _event_values(batches: list[tuple[str, list[EventRow]]]
+                  ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    # The parameters of the events' rows, of the chat lines' rows (``_EVENT_COLUMNS``, ``_CHAT_COLUMNS``) and
+    # of the hand records' rows (the hand a deal lets go is the one before the hand it deals).
     now = time.time()
     events = [(table_id, r.seq, r.kind, _dumps(r.data), r.player_id, r.client_id, r.created_at or now)
               for table_id, rows in batches for r in rows]
     chats = [(table_id, r.seq, r.player_id, r.data["name"], r.data["text"], r.created_at or now)
              for table_id, rows in batches for r in rows if r.kind == "chat"]
-    return events, chats
+    hands = [(table_id, r.data["hand"] - 1, r.hand_record)
+             for table_id, rows in batches for r in rows if r.hand_record is not None]
+    return events, chats, hands
 
 
 def _dumps(data: Any) -> str:
