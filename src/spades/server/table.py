@@ -140,7 +140,7 @@ class TableState:
     lets a hand go carries that hand's record entry, written once as JSON and compressed (``deal_row``:
     about 0.5 KiB a hand, against 1.5 as text and some 3.5 as the hand itself), and the log stores it
     beside the row (``EventLog.hand_records``) for the game's record (``record``). The finished hands were
-    most of what a table grew by as its game went on, then their entries kept here were
+    most of what a table grew by as its game went on, and after them their entries kept here
     (``benchmarks/table_memory.py``, issue 19)."""
 
     def __init__(self, row: TableRow, clock: Callable[[], float] = time.time, keep_hands: bool = False) -> None:

@@ -5,7 +5,7 @@ hand) until the game ended and its record was written: a long game's table grew 
 a few KiB of every connection (``benchmarks/README.md``, issue 19, thirteenth session). The entry is now
 stored with the deal that lets its hand go, in the same transaction, and read back once, when the game
 ends. Games begun before this migration have no entries for their earlier hands; the server makes their
-record from the log instead (``Hub._finish``), so nothing needs filling in here.
+record from the log instead (``Hub._record``), so nothing needs filling in here.
 
 Revision ID: 0007
 Revises: 0006
