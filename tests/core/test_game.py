@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from spades.core import (
     Game,
     Hand,
-    HandResult,
     IllegalActionError,
     Phase,
     Play,
@@ -26,6 +25,7 @@ from spades.core import (
 )
 from spades.core import game as game_module
 from spades.core.record import hand_record, record_of
+from spades.core.scoring import SideScore
 from spades.core.view import hand_from_view
 from spades.variants import PRESETS, load_rules
 
@@ -121,14 +121,13 @@ def test_a_game_that_lets_its_hands_go_plays_and_writes_the_same(preset: Any, se
         record_of(lean, preset)
 
 
-def test_equal_results_are_kept_once_and_the_keeping_stops_at_its_limit(
+def test_equal_parts_of_results_are_kept_once_and_the_keeping_stops_at_its_limit(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """``Game.results`` keeps one copy of equal results across hands and games (a server holds thousands
-    of games, whose results repeat), and of their equal parts (score lines, side scores, bids, tricks):
-    the totals and every result are what the scoring gave, the same value of two games is one object, and
-    once ``SHARED_MAX`` values are kept a new one is kept by its game only."""
+    """``Game.results`` keeps one copy of the equal parts of results across hands and games (a server holds
+    thousands of games, whose score lines, side scores, bids and tricks repeat): the totals and every result
+    are what the scoring gave, the same value of two games is one object, and once ``SHARED_MAX`` values
+    of a type are kept a new one is kept by its game only."""
     monkeypatch.setattr(game_module, "_SHARED", {})
-    monkeypatch.setattr(game_module, "_shared_count", 0)
     games = [Game(load_rules("standard"), shuffler=seeded_shuffler(s)) for s in range(30)]
     for k, game in enumerate(games):
         rng = random.Random(k)
@@ -136,13 +135,12 @@ def test_equal_results_are_kept_once_and_the_keeping_stops_at_its_limit(
             finish_hand(game, rng)
     results = [r for game in games for r in game.results]
     sides = [side for r in results for side in r.sides]
-    parts: list[Any] = [*results, *sides, *(line for side in sides for line in side.lines),
-                        *(r.bids for r in results), *(r.tricks for r in results)]
+    lines = [line for side in sides for line in side.lines]
+    parts: list[Any] = [*sides, *lines, *(r.bids for r in results), *(r.tricks for r in results)]
     by_value: dict[Any, Any] = {}
     for part in parts:
         assert by_value.setdefault((type(part), part), part) is part  # equal values are one object
     assert len(by_value) < 0.5 * len(parts)  # (and they do repeat, even in random play)
-    lines = [line for side in sides for line in side.lines]
     assert len({id(line) for line in lines}) < 0.1 * len(lines)  # lines above all, in unequal scores
     for game in games:
         for k in range(2):
@@ -153,15 +151,14 @@ def test_equal_results_are_kept_once_and_the_keeping_stops_at_its_limit(
             if not r.misdeal:
                 assert r.sides == game_module.score_hand(game.rules, r.bids, r.tricks, bags)
                 bags = [side.bags_total for side in r.sides]
-    kept = sum(len(values) for values in game_module._SHARED.values())
-    assert kept == game_module._shared_count
-    monkeypatch.setattr(game_module, "SHARED_MAX", kept)
+    sizes = {t: len(values) for t, values in game_module._SHARED.items()}
+    monkeypatch.setattr(game_module, "SHARED_MAX", min(sizes.values()))
     late, rng = Game(load_rules("standard"), shuffler=seeded_shuffler(99)), random.Random(99)
     while late.hand_count < 12 and not late.over:
         finish_hand(late, rng)
-    assert sum(len(values) for values in game_module._SHARED.values()) == kept
-    fresh = [r for r in late.results if (HandResult, r) not in by_value]
-    assert fresh and all(game_module._SHARED[HandResult].get(r) is not r for r in fresh)
+    assert {t: len(values) for t, values in game_module._SHARED.items()} == sizes  # none past the limit
+    fresh = [side for r in late.results for side in r.sides if (SideScore, side) not in by_value]
+    assert fresh and all(game_module._SHARED[SideScore].get(side) is not side for side in fresh)
     assert late.totals == [sum(r.sides[k].points for r in late.results) for k in range(2)]
 
 
