@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 import zlib
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -279,14 +279,14 @@ class TableState:
         return [{"misdeal": r.misdeal, "points": [s.points for s in r.sides], "bags": [s.bags_total for s in r.sides],
                  "tricks": list(r.tricks)} for r in self.game.results]
 
-    def record(self, earlier: list[bytes] | None = None) -> dict[str, Any]:
+    def record(self, earlier: Sequence[bytes] = ()) -> dict[str, Any]:
         """The game's record (``spades.core.record.record_of``), every hand with its shuffle's commitment, seed
         and client seeds, and the seats' names as they are now. ``earlier``: the entries of the hands the
         game let go (``EventRow.hand_record``, as the log keeps them: ``EventLog.hand_records``), one for
         each of them."""
         out = record_of(self.game, self.row.rules, [s.name or f"Seat {i}" for i, s in enumerate(self.seats)],
-                        earlier=[orjson.loads(zlib.decompress(data)) for data in earlier or ()])
-        for hd, deal in zip(out["hands"][len(earlier or ()):], self.deals, strict=False):
+                        earlier=[orjson.loads(zlib.decompress(data)) for data in earlier])
+        for hd, deal in zip(out["hands"][len(earlier):], self.deals, strict=False):
             _with_deal(hd, deal)
         return out
 
@@ -336,8 +336,9 @@ class TableState:
     # ------------------------------------------------------------------ building rows
 
     def _row(self, kind: str, data: dict[str, Any], offset: int, player: str | None = None,
-             client_id: str | None = None, at: float | None = None) -> EventRow:
-        return EventRow(self.seq + offset, kind, data, player, client_id, self.clock() if at is None else at)
+             client_id: str | None = None, at: float | None = None, hand_record: bytes | None = None) -> EventRow:
+        return EventRow(self.seq + offset, kind, data, player, client_id, self.clock() if at is None else at,
+                        hand_record)
 
     def seat_rows(self, changes: list[tuple[int, Seat]]) -> list[EventRow]:
         """Rows for seat changes, then a deal when every seat is filled and nothing is dealt yet."""
@@ -455,10 +456,9 @@ class TableState:
         if g.hands and not g.keep_hands:  # the hand the deal lets go, as the record will write it
             entry = hand_record(g.hand)
             _with_deal(entry, self.deals[0])
-        row = EventRow(self.seq + 1, "deal", {"hand": p["hand"], "dealer": g.next_dealer,
-                                              "order": deal_order(self.rules, perm), "seed": p["seed"],
-                                              "commitment": p["commitment"], "client_seeds": client_seeds},
-                       None, None, self.clock(), None if entry is None else zlib.compress(orjson.dumps(entry)))
+        row = self._row("deal", {"hand": p["hand"], "dealer": g.next_dealer, "order": deal_order(self.rules, perm),
+                                 "seed": p["seed"], "commitment": p["commitment"], "client_seeds": client_seeds}, 1,
+                        hand_record=None if entry is None else zlib.compress(orjson.dumps(entry)))
         self.apply_row(row)
         return row
 

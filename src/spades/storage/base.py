@@ -62,6 +62,12 @@ class EventRow:
     (``EventLog.hand_records``), never in the log itself nor sent to anyone; ``None`` in a row read back."""
 
 
+def hand_let_go(row: EventRow) -> int:
+    """The hand whose record entry a deal's row carries (``EventRow.hand_record``): the one before the hand
+    it deals."""
+    return int(row.data["hand"]) - 1
+
+
 @dataclass(frozen=True)
 class ChatRow:
     """A chat line as stored (plain text)."""

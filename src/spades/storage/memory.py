@@ -19,7 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from spades.storage.base import ChatRow, DuplicateError, EventRow, GameSeat, PlayerRow, ScoreGameRow, TableRow
+from spades.storage.base import (
+    ChatRow,
+    DuplicateError,
+    EventRow,
+    GameSeat,
+    PlayerRow,
+    ScoreGameRow,
+    TableRow,
+    hand_let_go,
+)
 
 
 def _copy(data: Any) -> Any:
@@ -287,7 +296,7 @@ class MemoryStorage:
                 self._chat.setdefault(table_id, []).append(
                     ChatRow(r.seq, r.player_id, r.data["name"], r.data["text"], kept.created_at))
             if r.hand_record is not None:
-                self._hands.setdefault(table_id, {})[r.data["hand"] - 1] = r.hand_record
+                self._hands.setdefault(table_id, {})[hand_let_go(r)] = r.hand_record
         log.sort(key=lambda e: e.seq)
 
     def hand_records(self, table_id: str) -> list[bytes]:

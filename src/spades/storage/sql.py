@@ -32,6 +32,7 @@ from spades.storage.base import (
     ScoreGameRow,
     StorageBusy,
     TableRow,
+    hand_let_go,
 )
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -487,13 +488,13 @@ _HANDS_INSERT = f"INSERT INTO {s.hand_records.name} (table_id, hand, data) VALUE
 def _event_values(batches: list[tuple[str, list[EventRow]]]
                   ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     # The parameters of the events' rows, of the chat lines' rows (``_EVENT_COLUMNS``, ``_CHAT_COLUMNS``) and
-    # of the hand records' rows (the hand a deal lets go is the one before the hand it deals).
+    # of the hand records' rows (``hand_let_go``).
     now = time.time()
     events = [(table_id, r.seq, r.kind, _dumps(r.data), r.player_id, r.client_id, r.created_at or now)
               for table_id, rows in batches for r in rows]
     chats = [(table_id, r.seq, r.player_id, r.data["name"], r.data["text"], r.created_at or now)
              for table_id, rows in batches for r in rows if r.kind == "chat"]
-    hands = [(table_id, r.data["hand"] - 1, r.hand_record)
+    hands = [(table_id, hand_let_go(r), r.hand_record)
              for table_id, rows in batches for r in rows if r.hand_record is not None]
     return events, chats, hands
 
