@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # plays tables through a benchmark's own simulation (1.7-1.8 s a run)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
