@@ -54,13 +54,18 @@ def server_seed():  # the table's and hand's own, so that the deals do not depen
 fair.new_server_seed = server_seed
 
 
-def first_moves(t):  # a table's first 30 moves (all in its first hand), as its record writes them
+FIRST_MOVES = 12  # moves of each table compared between runs: fewer than any table has when a short run stops
+
+
+def first_moves(t, st):  # a table's first moves (all in its first hand), as its record writes them
     from spades.core.actions import Accept, Look
     from spades.core.view import action_to_dict
-    written = getattr(t, "hand_records", ())  # (a table that lets its hands go keeps each written)
+    written = getattr(t, "hand_records", None)  # (older code: a table kept each hand it let go, written)
+    if written is None and hasattr(st, "hand_records"):
+        written = st.hand_records(t.id)  # (the log keeps them)
     if written:
-        return json.loads(zlib.decompress(written[0]))["actions"][:30]
-    return [action_to_dict(a) for a in t.game.hands[0].actions if not isinstance(a, Look | Accept)][:30]
+        return json.loads(zlib.decompress(written[0]))["actions"][:FIRST_MOVES]
+    return [action_to_dict(a) for a in t.game.hands[0].actions if not isinstance(a, Look | Accept)][:FIRST_MOVES]
 
 
 async def main():
@@ -103,9 +108,10 @@ async def main():
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await hub.stop()
-    # The games played, for a check that two runs play the same ones: each table's first 30 moves (the
-    # run stops at a total, so a table may play on a move or two more in one run than in another).
-    games = hashlib.sha256(repr([(x.id, first_moves(x)) for x in hub.tables.values()]).encode()).hexdigest()
+    # The games played, for a check that two runs play the same ones: each table's first moves (the run
+    # stops at a total, so a table may play on a move or two more in one run than in another: a short run's
+    # tables have some 25 moves each, and comparing their first 30 compared where the run stopped).
+    games = hashlib.sha256(repr([(x.id, first_moves(x, st)) for x in hub.tables.values()]).encode()).hexdigest()
     print(json.dumps({"events": sum(x.seq for x in hub.tables.values()), "refused": len(refused), "games": games}))
 
 
