@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from spades.cli import app as cli
 from spades.server.hub import Hub
-from spades.storage.base import DuplicateError, EventRow, TableRow
+from spades.storage.base import DuplicateError, EventRow, StorageBusy, TableRow
 from spades.storage.memory import MemoryStorage
 
 TABLES = ("t1", "t2", "t3", "t4")
@@ -132,6 +132,36 @@ def test_a_refused_batch_in_a_group_commit_keeps_only_itself_out() -> None:
             await hub.stop()
         assert isinstance(got[0], DuplicateError) and got[1] is None
         assert [len(storage.load_events(tid)) for tid in TABLES] == [1, 1, 1, 0]
+
+    asyncio.run(run())
+
+
+def test_a_stalled_commit_answers_busy_for_its_moves_and_those_behind_it() -> None:
+    """The database thread stuck in a write for longer than ``storage_wait`` and two seconds (``Hub.db``):
+    that write's moves, and then the moves waiting behind it, are answered ``StorageBusy`` instead of
+    waiting for ever; the waiting ones are dropped unwritten, and once the thread is free the group commit
+    writes again."""
+
+    async def run() -> None:
+        storage = _storage()
+        hub = Hub(storage, commit_gather=0.0, storage_wait=0.1)
+        try:
+            first = asyncio.create_task(hub._store("t1", _row()))
+            while not storage.writing.is_set():
+                await asyncio.sleep(0.001)
+            behind = asyncio.create_task(hub._store("t2", _row()))
+            started = time.monotonic()
+            got = await asyncio.wait_for(asyncio.gather(first, behind, return_exceptions=True), 10)
+            took = time.monotonic() - started
+            assert all(isinstance(e, StorageBusy) for e in got), got
+            assert 2.0 <= took < 8.0, took  # (2.1 s for the stalled write, as much again for the next)
+            storage.release.set()
+            await asyncio.wait_for(hub._store("t3", _row()), 10)
+        finally:
+            storage.release.set()
+            await hub.stop()
+        assert storage.commits == [["t1"], ["t3"]]  # t2 was dropped with its answer; t1's write ended late
+        assert [len(storage.load_events(tid)) for tid in TABLES] == [1, 0, 1, 0]
 
     asyncio.run(run())
 
