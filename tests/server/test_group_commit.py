@@ -136,6 +136,7 @@ def test_a_refused_batch_in_a_group_commit_keeps_only_itself_out() -> None:
     asyncio.run(run())
 
 
+@pytest.mark.slow  # it waits out two of the database's timeouts (about 4 s)
 def test_a_stalled_commit_answers_busy_for_its_moves_and_those_behind_it() -> None:
     """The database thread stuck in a write for longer than ``storage_wait`` and two seconds (``Hub.db``):
     that write's moves, and then the moves waiting behind it, are answered ``StorageBusy`` instead of
