@@ -68,8 +68,8 @@ with tempfile.TemporaryDirectory() as d:
         while not stop.is_set():
             for i in range(1000):
                 x += i
-    spinner = threading.Thread(target=spin)
-    if busy:
+    spinner = threading.Thread(target=spin) if busy else None
+    if spinner:
         spinner.start()
     cpu, took = time.process_time(), []
     for chosen in picks:
@@ -78,7 +78,7 @@ with tempfile.TemporaryDirectory() as d:
         took.append(time.perf_counter() - wall)
     cpu = time.process_time() - cpu
     stop.set()
-    if busy:
+    if spinner:
         spinner.join()
     print(json.dumps({"us_cpu_per_event": 1e6 * cpu / (commits * len(picks[0])),
                       "ms_per_commit": 1e3 * statistics.median(took)}))
@@ -87,9 +87,9 @@ with tempfile.TemporaryDirectory() as d:
 
 def run(src: str, tables: int, commits: int, spread: int | None = None, busy: bool = False) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": src}
-    out = subprocess.run([sys.executable, "-c", ONE_RUN, str(tables), str(commits), str(spread or 0), str(int(busy))],
-                         env=env,
-                         check=True, capture_output=True, text=True).stdout
+    args = [str(tables), str(commits), str(spread or 0), str(int(busy))]
+    out = subprocess.run([sys.executable, "-c", ONE_RUN, *args], env=env, check=True, capture_output=True,
+                         text=True).stdout
     return json.loads(out)
 
 
