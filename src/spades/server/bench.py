@@ -83,15 +83,35 @@ def _rss_kib(pid: int | None) -> int:
     return 0
 
 
-def _cpu_seconds(pid: int | None) -> float:
-    """User plus system CPU seconds of a process so far (0 when unknown)."""
-    if pid is None:
-        return 0.0
+def _stat_cpu(stat: Path) -> float:
+    """User plus system CPU seconds in a ``/proc`` ``stat`` file (a process's or a thread's; 0 when unknown)."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = stat.read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return 0.0
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    """User plus system CPU seconds of a process so far (0 when unknown)."""
+    return 0.0 if pid is None else _stat_cpu(Path(f"/proc/{pid}/stat"))
+
+
+def _thread_cpu_seconds(pid: int | None) -> dict[int, float]:
+    """CPU seconds so far of each thread of a process, by thread id (empty when unknown)."""
+    if pid is None:
+        return {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    return {int(tid): _stat_cpu(Path(f"/proc/{pid}/task/{tid}/stat")) for tid in tids}
+
+
+def busiest_thread_seconds(before: dict[int, float], after: dict[int, float]) -> float:
+    """The CPU seconds the busiest thread of a process spent between two ``_thread_cpu_seconds`` readings: in
+    a server under the bench, its event loop's thread (the database and bot threads do far less)."""
+    return max((cpu - before.get(tid, 0.0) for tid, cpu in after.items()), default=0.0)
 
 
 def server_events_in(all_stats: list[TableStats], start: float) -> int:
@@ -423,6 +443,7 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
     before = {**(await asyncio.to_thread(_cluster_counters, bases) if cluster else {}),
               **(await asyncio.to_thread(counters) if counters else {})}
     cpu_before = cpu_total()
+    threads_before = [_thread_cpu_seconds(p) for p in procs]
     client_before = time.process_time()
     start = totals.window = time.perf_counter()
     actions_before = totals.actions
@@ -431,6 +452,8 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
     actions = totals.actions - actions_before
     rss_after = rss()
     cpu = cpu_total() - cpu_before
+    loop_cpu = sum(busiest_thread_seconds(b, _thread_cpu_seconds(p)) for p, b in zip(procs, threads_before,
+                                                                                      strict=True))
     client_cpu = time.process_time() - client_before
     after = {**(await asyncio.to_thread(_cluster_counters, bases) if cluster else {}),
              **(await asyncio.to_thread(counters) if counters else {})}
@@ -463,6 +486,7 @@ async def drive(bases: list[str], ws_urls: list[str], players: int, seconds: flo
             "p50_ms": pct(0.50), "p95_ms": pct(0.95), "p99_ms": pct(0.99), "errors": totals.errors,
             "rss_mb": round(rss_after / 1024, 1), "server_cpu_s": round(cpu, 2), "client_cpu_s": round(client_cpu, 2),
             "server_cpu_ms_per_event": round(1000 * cpu / events, 2), "server_events": events,
+            "server_loop_cpu_s": round(loop_cpu, 2), "server_loop_cpu_ms_per_event": round(1000 * loop_cpu / events, 3),
             "kib_per_connection": round(max(0, rss_connected - rss_before) / max(1, players), 1),
             "kib_per_connection_end": round(max(0, rss_after - rss_before) / max(1, players), 1), **per_event}
 

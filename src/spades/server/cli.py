@@ -269,8 +269,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             return
         t = Table(title=f"spades server (think {think} s, {figures['humans_per_table']} people + bots a table)")
         cols = ["server", "processes", "players", "tables", "actions_per_s", "p50_ms", "p95_ms", "p99_ms",
-                "server_cpu_ms_per_event", "client_cpu_s", "bytes_per_event_per_viewer", "kib_per_connection",
-                "kib_per_connection_end", "rss_mb", "errors"]
+                "server_cpu_ms_per_event", "server_loop_cpu_ms_per_event", "client_cpu_s", "bytes_per_event_per_viewer",
+                "kib_per_connection", "kib_per_connection_end", "rss_mb", "errors"]
         if max(ks) > 1:
             cols[-4:-1] = ["ack_p50_local_ms", "ack_p50_forwarded_ms"]
         for c in cols:
