@@ -1,7 +1,7 @@
 """CPU per message received on a table socket, in one process: the server's WebSocket protocol
 (``spades.server.socket_protocol.LeanWebSocketProtocol``) given a move as a client sends it, one frame a
 read, the way a table's socket receives nearly all it gets, against the same protocol with every byte
-going through ``websockets``' parser (uvicorn's own path, ``tests/server/test_socket_receive.Parsed``).
+going through ``websockets``' parser (uvicorn's own path, ``Parsed`` in ``tests/server/test_socket_receive.py``).
 The application's side is what the table socket does with the message: taken from the queue, and
 reading resumed. Rounds alternate the two and the best of each is printed (the machine being shared)::
 
@@ -16,10 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # (the tests' socket harness)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # (the tests' socket harness)
 
-from tests.server.test_socket_receive import Parsed, accepted, frame
-
+from server.test_socket_receive import Parsed, accepted, frame
 from spades.server.socket_protocol import LeanWebSocketProtocol
 
 MOVE = b'{"type":"action","id":"c41","seq":1187,"action":{"a":"play","card":"QH"}}'

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .bench_tools import load_benchmark
+from bench_tools import load_benchmark
 
 
 def load_ab() -> ModuleType:

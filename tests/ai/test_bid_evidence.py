@@ -9,14 +9,13 @@ from typing import Any
 
 import pytest
 
+from bench_tools import load_benchmark
 from spades.ai import knowledge
 from spades.ai.knowledge import Knowledge
 from spades.core.actions import Bid, BidValue
 from spades.core.game import Game, seeded_shuffler
 from spades.core.view import view_hand
 from spades.variants import load_rules
-
-from .bench_tools import load_benchmark
 
 
 def load_tool() -> ModuleType:

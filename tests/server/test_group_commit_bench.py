@@ -3,20 +3,18 @@ thread beside them (``--busy``)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from bench_tools import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("busy", [False, True])
 def test_the_group_commit_bench_reports_a_commits_cpu_and_its_time(busy: bool) -> None:
-    spec = importlib.util.spec_from_file_location("bench_group_commit", ROOT / "benchmarks" / "group_commit.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("group_commit.py")
     got = bench.run(str(ROOT / "src"), 30, 20, 5, busy)
     # Twenty commits of five tables' events each, after 40 events a table: both figures measured, so above
     # zero, and a commit of five rows well under a second even beside a thread that never stops.

@@ -3,7 +3,6 @@ comparable), without a refused move. (The count itself needs valgrind, which the
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,16 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from bench_tools import load_benchmark
+
 pytestmark = pytest.mark.slow  # plays tables through a benchmark's own simulation (1.7-1.8 s a run)
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _play(events: int) -> dict[str, object]:
-    spec = importlib.util.spec_from_file_location("bench_hub_instructions", ROOT / "benchmarks" / "hub_instructions.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("hub_instructions.py")
     out = subprocess.run([sys.executable, "-c", bench.ONE_RUN, str(events), "4"], env=bench.run_env(str(ROOT / "src")),
                          check=True,
                          capture_output=True, text=True, timeout=120).stdout

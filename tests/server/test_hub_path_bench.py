@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from bench_tools import load_benchmark
 
 pytestmark = pytest.mark.slow  # plays tables through a benchmark's own simulation (1.7-1.8 s a run)
 
@@ -15,10 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(("database", "think", "least"), [("memory", 0.0, 100), ("sqlite", 0.02, 20)])
 def test_the_hub_path_bench_plays_tables_and_reports_the_cpu_per_event(database: str, think: float,
                                                                        least: int) -> None:
-    spec = importlib.util.spec_from_file_location("bench_hub_path", ROOT / "benchmarks" / "hub_path.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("hub_path.py")
     got = bench._run(str(ROOT / "src"), 4, 0.5, database, think)
     # Four tables played for half a second (at once, or with people thinking 10-30 ms a move): many events
     # and no refused message, each event costing the loop some CPU and the process at least as much, and

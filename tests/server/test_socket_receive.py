@@ -5,12 +5,10 @@ messages, the client the same answers and the socket the same fate as through th
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import itertools
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +17,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 
+from bench_tools import load_benchmark
 from spades.server.socket_protocol import LeanWebSocketProtocol
 
 MAX_SIZE = 1000  # the socket's ``max_size`` in these tests (``spades serve`` has 64 KiB)
@@ -201,10 +200,6 @@ def test_whole_text_frames_do_not_go_through_websockets_parser() -> None:
 
 
 def test_the_receive_bench_measures_both_paths() -> None:
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("bench_socket_receive", root / "benchmarks" / "socket_receive.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("socket_receive.py")
     for protocol in (LeanWebSocketProtocol, Parsed):
         assert 0 < bench.measure(protocol, 200) < 10_000
