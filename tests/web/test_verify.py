@@ -229,12 +229,20 @@ def test_the_browser_derives_the_deal_itself(page: Any, live_server: LiveServer)
 def test_the_verify_page_checks_the_servers_answer(page: Any, live_server: LiveServer) -> None:
     """The page deals the seeds itself and compares: it agrees with an honest answer at every table size
     and catches an answer whose deal was changed on the way."""
+
+    def checked(body: dict[str, Any]) -> str:
+        """The browser's verdict once the page has checked ``body`` (a new fragment is a new check of the same
+        page: ``data-ready`` comes back when the newest check is done)."""
+        page.evaluate("delete document.documentElement.dataset.ready")
+        page.goto(f"{live_server.url}/verify.html#{fragment(body, 0, [])}")
+        page.wait_for_selector("html[data-ready=verify]", state="attached")
+        return page.text_content("#browser-verdict") or ""
+
     for rules, dealer in (("standard", 3), ("jokers-54", 1), ("six-handed", 5), ("three-handed", 0),
                           ("two-handed", 1)):
-        body = honest(rules, dealer, ["a", "b"], new_server_seed())
-        page.goto(f"{live_server.url}/verify.html#{fragment(body, 0, [])}")
-        page.wait_for_function("document.getElementById('browser-verdict')?.textContent.includes('in your browser')")
-        assert "dealt the same cards" in page.text_content("#browser-verdict"), rules
+        verdict = checked(honest(rules, dealer, ["a", "b"], new_server_seed()))
+        assert "in your browser" in verdict
+        assert "dealt the same cards" in verdict, rules
 
     def lie(route: Any) -> None:
         answer = route.fetch().json()
@@ -242,6 +250,34 @@ def test_the_verify_page_checks_the_servers_answer(page: Any, live_server: LiveS
         route.fulfill(json=answer)
 
     page.route("**/api/verify/hand", lie)
-    body = honest("standard", 3, ["a", "b"], new_server_seed())
-    page.goto(f"{live_server.url}/verify.html#{fragment(body, 0, [])}")
-    page.wait_for_function("document.getElementById('browser-verdict')?.textContent.includes('DIFFERENTLY')")
+    assert "DIFFERENTLY" in checked(honest("standard", 3, ["a", "b"], new_server_seed()))
+
+
+@pytest.mark.parametrize("viewport", ["desktop"], indirect=True)
+def test_a_check_overtaken_by_a_newer_fragment_shows_nothing(page: Any, live_server: LiveServer) -> None:
+    """Two deals asked for in turn, the first answered last (and answered wrongly): the page shows the
+    newest deal's verdict, and the late answer to the older one changes nothing."""
+    held: list[Any] = []
+    page.goto(f"{live_server.url}/verify.html")
+    page.wait_for_selector("html[data-ready=verify]", state="attached")
+
+    def hold(route: Any) -> None:  # each request waits until the test answers it
+        held.append(route)
+
+    page.route("**/api/verify/hand", hold)
+    for k in (1, 2):
+        body = honest("standard", 3, ["a", "b"], new_server_seed())
+        page.evaluate("h => { location.hash = h; }", fragment(body, 0, []))
+        while len(held) < k:
+            page.wait_for_timeout(20)
+    newer = held[1]
+    newer.fulfill(json=newer.fetch().json())
+    page.wait_for_selector("html[data-ready=verify]", state="attached")
+    assert "dealt the same cards" in (page.text_content("#browser-verdict") or "")
+    older = held[0]
+    wrong = older.fetch().json()
+    wrong["deal"][0], wrong["deal"][1] = wrong["deal"][1], wrong["deal"][0]
+    older.fulfill(json=wrong)
+    page.wait_for_timeout(1000)  # (time for the older check to finish, had it gone on)
+    verdict = page.text_content("#browser-verdict") or ""
+    assert "dealt the same cards" in verdict and "DIFFERENTLY" not in verdict

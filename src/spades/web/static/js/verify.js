@@ -81,11 +81,13 @@ function sameCards(a, b) {
   return a.length === b.length && without(a, b).length === 0;
 }
 
-/** The browser's own check: the commitment and the deal, derived here, against the server's answer. */
-async function checkHere(input, answer) {
+/** The browser's own check: the commitment and the deal, derived here, against the server's answer.
+ * `stale()` says a newer deal is being checked (the fragment changed meanwhile): this one then writes
+ * nothing. */
+async function checkHere(input, answer, stale) {
   const node = $("browser-verdict");
-  node.hidden = false;
   if (!canDerive()) {
+    node.hidden = false;
     notice(node, "warn", "This browser cannot hash here (Web Crypto needs an https page), so only the server's "
       + "check is shown. `spades verify` on your own computer checks a downloaded record independently.");
     return;
@@ -94,9 +96,13 @@ async function checkHere(input, answer) {
   try {
     mine = await commitmentOf(input.seed);
   } catch (e) {
+    if (stale()) return;
+    node.hidden = false;
     notice(node, "bad", `Your browser cannot check this seed: ${e.message}.`);
     return;
   }
+  if (stale()) return;
+  node.hidden = false;
   const matches = mine === input.commitment.toLowerCase();
   if (matches !== answer.ok) {
     notice(node, "bad", `Your browser disagrees with the server: the seed ${matches ? "does" : "does NOT"} hash to `
@@ -109,6 +115,7 @@ async function checkHere(input, answer) {
   }
   const { players, hand_size: handSize } = answer.layout;
   const perm = await derivePermutation(input.seed, input.clients, answer.deck.length);
+  if (stale()) return;
   const got = dealHands(answer.deck, perm, players, handSize, input.dealer, answer.dealer_discard);
   const same = players === 2
     ? got.order.join(" ") === (answer.stock || []).join(" ")
@@ -235,12 +242,19 @@ function show(input, answer) {
   showInputs(input);
 }
 
+/** Which call of `run` is the newest: only it shows what it found (a check takes a while, and the
+ * fragment may change meanwhile). */
+let latest = 0;
+
 async function run() {
+  const call = ++latest;
+  const stale = () => call !== latest;
   const status = $("verify-status");
   const input = readFragment();
   delete document.documentElement.dataset.ready;
   $("verify-result").hidden = true;
   $("browser-verdict").hidden = true;
+  $("browser-verdict").textContent = "";
   if (input.empty) {
     notice(status, "", "Open this page from the \u201cVerify this deal\u201d link shown after each hand at a table.");
     status.className = "notice";
@@ -253,15 +267,17 @@ async function run() {
     try {
       const answer = await api("/api/verify/hand", { rules: input.rules, dealer: input.dealer,
         commitment: input.commitment, seed: input.seed, client_seeds: input.clients });
+      if (stale()) return;
       status.textContent = "";
       show(input, answer);
-      await checkHere(input, answer);
+      await checkHere(input, answer, stale);
     } catch (e) {
+      if (stale()) return;
       status.className = "notice bad";
       status.textContent = `This deal cannot be checked: ${e.message}`;
     }
   }
-  document.documentElement.dataset.ready = "verify";
+  if (!stale()) document.documentElement.dataset.ready = "verify";
 }
 
 // The fragment holds the deal, so links within the page scroll instead of replacing it.
